@@ -1,0 +1,108 @@
+//! `sqale ask`: one question, one episode.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use sqale::agent::{Agent, Settings};
+use sqale::engine::Engine;
+use sqale::prompt::Prompt;
+
+use super::trace::Tracer;
+use super::ModelArgs;
+
+/// Arguments of `sqale ask`.
+#[derive(Args, Debug)]
+pub struct AskArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// SQLite database (default: the demo database that ships with sqale).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Evidence (a hint) given with the question, as in BIRD.
+    #[arg(long)]
+    evidence: Option<String>,
+    /// Show the episode as it happens (on stderr).
+    #[arg(long)]
+    trace: bool,
+    /// Print the whole episode as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Use SYSTEM_PROMPT and USER_TEMPLATE from the reference loop sqale_agent.py.
+    #[arg(long)]
+    prompt_from: Option<PathBuf>,
+    /// Sampling seed (default: random; the seed used is reported).
+    #[arg(long)]
+    seed: Option<u32>,
+    /// Tokens the whole episode may hold, prompt included.
+    #[arg(long, default_value_t = 12_288)]
+    max_episode_tokens: usize,
+    /// The question.
+    question: String,
+}
+
+pub fn run(args: AskArgs) -> anyhow::Result<()> {
+    let db = super::db_or_demo(args.db.clone())?;
+    let prompt = match &args.prompt_from {
+        Some(p) => Prompt::from_python_file(p)?,
+        None => Prompt::default(),
+    };
+    let seed = args.seed.unwrap_or_else(random_seed);
+    let settings = Settings {
+        prompt,
+        max_episode_tokens: args.max_episode_tokens,
+        seed,
+        ..Settings::default()
+    };
+    // Fail on a bad database before spending seconds loading the model.
+    sqale::env::Environment::open(&db)?;
+    let model = args.model.load()?;
+    let engine = Engine::new(&model, args.model.engine_options())?;
+    let mut agent = Agent::new(engine, settings);
+    let mut tracer = Tracer::new();
+    let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut |e| {
+        if args.trace {
+            tracer.event(e)
+        }
+    })?;
+    if args.json {
+        let out = serde_json::json!({
+            "model": model.path().display().to_string(),
+            "ctx": args.model.ctx,
+            "temperature": args.model.temp,
+            "top_p": args.model.top_p,
+            "top_k": args.model.top_k,
+            "episode": episode,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).context("serialising the episode")?);
+    } else {
+        if args.trace {
+            eprintln!();
+        }
+        match &episode.sql {
+            Some(sql) => println!("{sql}"),
+            None => println!("(no answer)"),
+        }
+        let t = &episode.tokens;
+        eprintln!(
+            "ended_by: {} · {} tool turns, {} calls · {} tokens in context ({} decoded, {} reused, {} generated) · {:.1} s · seed {}",
+            episode.ended_by,
+            episode.tool_turns,
+            episode.tool_calls,
+            t.context_tokens,
+            t.decoded_tokens,
+            t.reused_tokens,
+            t.generated_tokens,
+            episode.seconds,
+            episode.seed
+        );
+    }
+    Ok(())
+}
+
+fn random_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    h.finish() as u32
+}

@@ -1,0 +1,110 @@
+//! Command-line parsing and the commands.
+
+mod ask;
+mod bench;
+mod tools;
+mod trace;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Edge runtime for the SQaLe text-to-SQL agents.
+#[derive(Parser, Debug)]
+#[command(name = "sqale", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Answer a question over a SQLite database with a GGUF model.
+    Ask(ask::AskArgs),
+    /// Run one tool call exactly as the agent would and print what the model would see.
+    Tools(tools::ToolsArgs),
+    /// Measure prefill and decode speed, and what the prompt cache saves in an episode.
+    Bench(bench::BenchArgs),
+}
+
+/// Model and sampling flags shared by the commands that run a model.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// GGUF model file.
+    #[arg(long, short = 'm')]
+    model: Option<PathBuf>,
+    /// Threads for generation and prefill (default: every CPU available).
+    #[arg(long, short = 't')]
+    threads: Option<i32>,
+    /// Layers to offload to the GPU (default: all with a GPU backend, else 0).
+    #[arg(long, short = 'g')]
+    gpu_layers: Option<u32>,
+    /// Context window in tokens.
+    #[arg(long, default_value_t = 16_384)]
+    ctx: u32,
+    /// Tokens per prefill batch.
+    #[arg(long, default_value_t = 512)]
+    batch: u32,
+    /// Sampling temperature (0 = greedy).
+    #[arg(long, default_value_t = 0.6)]
+    temp: f32,
+    /// Top-p (nucleus) threshold.
+    #[arg(long, default_value_t = 0.95)]
+    top_p: f32,
+    /// Top-k cut-off.
+    #[arg(long, default_value_t = 20)]
+    top_k: i32,
+    /// Show llama.cpp's log.
+    #[arg(long)]
+    verbose: bool,
+}
+
+impl ModelArgs {
+    fn model_path(&self) -> anyhow::Result<&PathBuf> {
+        self.model.as_ref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "no model given: pass --model <file.gguf>. The test model is fetched by \
+                 `bash .ci/fetch-models` into models/test/SmolLM2-135M-Instruct.Q4_1.gguf; \
+                 pulling the default SQaLe model is not available yet"
+            )
+        })
+    }
+
+    fn load(&self) -> anyhow::Result<sqale::engine::Model> {
+        let path = self.model_path()?;
+        let options = sqale::engine::ModelOptions {
+            gpu_layers: self.gpu_layers,
+            verbose: self.verbose,
+        };
+        Ok(sqale::engine::Model::load(path, &options)?)
+    }
+
+    fn engine_options(&self) -> sqale::engine::EngineOptions {
+        sqale::engine::EngineOptions {
+            ctx: self.ctx,
+            threads: self.threads,
+            batch: self.batch,
+            temperature: self.temp,
+            top_p: self.top_p,
+            top_k: self.top_k,
+        }
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Ask(a) => ask::run(a),
+        Command::Tools(a) => tools::run(a),
+        Command::Bench(a) => bench::run(a),
+    }
+}
+
+/// The database to use: the given one, or the demo database.
+fn db_or_demo(db: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match db {
+        Some(p) => Ok(p),
+        None => sqale::demo::demo_db_path()
+            .map_err(|e| anyhow::anyhow!("cannot write the demo database to the cache: {e}")),
+    }
+}

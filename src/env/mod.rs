@@ -1,0 +1,540 @@
+//! The SQLite environment: the eight tools the models were trained with, over a database that
+//! nothing the model writes can change.
+//!
+//! This module knows nothing of models or prompts. A tool call is a name and a JSON object of
+//! arguments; its result is text for the model plus whether the call succeeded. Errors the model
+//! caused (bad SQL, unknown tool, missing argument) are results, never `Err`: only failing to
+//! open the database is an error of the environment itself.
+
+mod format;
+mod guard;
+mod limits;
+mod schema;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+use serde_json::Value;
+
+pub use limits::Limits;
+
+use format::TableText;
+use guard::GuardedConnection;
+use schema::{quote_ident, Relation};
+
+/// The tools, with their argument names, exactly as the models were trained on them.
+pub const TOOLS: &[(&str, &[&str])] = &[
+    ("list_tables", &[]),
+    ("describe_table", &["table_name"]),
+    ("foreign_keys", &["table_name"]),
+    ("join_path", &["table_a", "table_b"]),
+    ("sample_rows", &["table_name", "limit"]),
+    ("distinct_values", &["table_name", "column_name", "limit"]),
+    ("run_query", &["sql"]),
+    ("submit_sql", &["sql"]),
+];
+
+/// Why a database could not be opened as an environment.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// The path names no file.
+    #[error("database not found: {0} (pass an existing SQLite file with --db)")]
+    NotFound(PathBuf),
+    /// SQLite URIs need UTF-8 paths.
+    #[error("database path is not valid UTF-8: {0} (rename the file or pass a different path)")]
+    NonUtf8Path(PathBuf),
+    /// The database is in WAL mode with transactions not yet folded into the main file.
+    #[error(
+        "{0} has a non-empty write-ahead log (-wal file); sqale opens databases immutable and would \
+         read stale data. Fold the log in first, e.g. `sqlite3 {0} 'PRAGMA wal_checkpoint(TRUNCATE)'`, \
+         or work on a copy"
+    )]
+    PendingWal(PathBuf),
+    /// SQLite refused the file.
+    #[error("cannot open {path} as a SQLite database: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's reason.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// What one tool call produced.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolResult {
+    /// False when the call failed (unknown tool, bad arguments, SQL error, time limit).
+    pub ok: bool,
+    /// Exactly what the model is shown.
+    pub result: String,
+}
+
+impl ToolResult {
+    fn ok(result: String) -> Self {
+        ToolResult { ok: true, result }
+    }
+    fn err(message: impl std::fmt::Display) -> Self {
+        ToolResult {
+            ok: false,
+            result: format!("Error: {message}"),
+        }
+    }
+}
+
+/// The result of running one query fully: every row, every value, unformatted. Used to check a
+/// final answer and, by evaluation, to compare result sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows {
+    /// Column names as written in the query.
+    pub columns: Vec<String>,
+    /// The rows in the order SQLite returned them.
+    pub rows: Vec<Vec<rusqlite::types::Value>>,
+}
+
+/// A database opened for one episode, read-only, with every guard installed.
+pub struct Environment {
+    db: GuardedConnection,
+    path: PathBuf,
+    limits: Limits,
+}
+
+impl Environment {
+    /// Opens `path` read-only with default [`Limits`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, EnvError> {
+        Self::with_limits(path, Limits::default())
+    }
+
+    /// Opens `path` read-only with the given limits.
+    pub fn with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, EnvError> {
+        let path = path.as_ref();
+        Ok(Environment {
+            db: GuardedConnection::open(path)?,
+            path: path.to_path_buf(),
+            limits,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Runs one tool call. `args` is the call's `args` object (`Value::Null` when absent).
+    pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
+        let args = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return ToolResult::err(format!(
+                    "args must be a JSON object, got {}",
+                    json_kind(other)
+                ))
+            }
+        };
+        let get = |name: &str| args.and_then(|a| a.get(name));
+        let result = match tool {
+            "list_tables" => self.list_tables(),
+            "describe_table" => str_arg(tool, "table_name", get("table_name"))
+                .and_then(|t| self.describe_table(t)),
+            "foreign_keys" => {
+                str_arg(tool, "table_name", get("table_name")).and_then(|t| self.foreign_keys(t))
+            }
+            "join_path" => str_arg(tool, "table_a", get("table_a")).and_then(|a| {
+                str_arg(tool, "table_b", get("table_b")).and_then(|b| self.join_path(a, b))
+            }),
+            "sample_rows" => str_arg(tool, "table_name", get("table_name")).and_then(|t| {
+                limit_arg(tool, get("limit"), 5, self.limits.max_sample_rows)
+                    .and_then(|n| self.sample_rows(t, n))
+            }),
+            "distinct_values" => str_arg(tool, "table_name", get("table_name")).and_then(|t| {
+                str_arg(tool, "column_name", get("column_name")).and_then(|c| {
+                    limit_arg(tool, get("limit"), 20, self.limits.max_distinct_values)
+                        .and_then(|n| self.distinct_values(t, c, n))
+                })
+            }),
+            "run_query" | "submit_sql" => {
+                str_arg(tool, "sql", get("sql")).and_then(|sql| self.run_query(sql))
+            }
+            other => Err(format!(
+                "unknown tool {other:?}. Available tools: {}",
+                TOOLS.iter().map(|t| t.0).collect::<Vec<_>>().join(", ")
+            )),
+        };
+        match result {
+            Ok(text) => ToolResult::ok(text),
+            Err(message) => ToolResult::err(message),
+        }
+    }
+
+    /// Runs `sql` to completion under the same guards and time limit, returning every row
+    /// (bounded only by the time limit). For checking answers, not for showing to the model.
+    pub fn execute(&mut self, sql: &str) -> Result<Rows, String> {
+        let _deadline = self.db.arm(self.limits.timeout);
+        let mut stmt = self.prepare(sql)?;
+        let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
+        let n = columns.len();
+        let mut rows_out = Vec::new();
+        let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
+        loop {
+            match rows.next() {
+                Ok(Some(row)) => {
+                    let mut values = Vec::with_capacity(n);
+                    for i in 0..n {
+                        values.push(rusqlite::types::Value::try_from(row.get_ref(i).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?);
+                    }
+                    rows_out.push(values);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(self.sql_error(e)),
+            }
+        }
+        Ok(Rows {
+            columns,
+            rows: rows_out,
+        })
+    }
+
+    fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, String> {
+        if sql.chars().count() > self.limits.max_sql_chars {
+            return Err(format!(
+                "SQL is longer than {} characters",
+                self.limits.max_sql_chars
+            ));
+        }
+        let stmt = self.db.conn.prepare(sql).map_err(|e| match e {
+            rusqlite::Error::MultipleStatement => {
+                "only one statement per call is allowed".to_string()
+            }
+            rusqlite::Error::Empty => "empty SQL".to_string(),
+            other => self.sql_error(other),
+        })?;
+        if !stmt.readonly() {
+            return Err("the database is read-only: only queries that read are allowed".into());
+        }
+        Ok(stmt)
+    }
+
+    fn sql_error(&self, e: rusqlite::Error) -> String {
+        match &e {
+            rusqlite::Error::SqliteFailure(f, msg) => match f.code {
+                ErrorCode::OperationInterrupted => format!(
+                    "query stopped after {:.1} s (time limit); narrow it with WHERE or LIMIT",
+                    self.limits.timeout.as_secs_f64()
+                ),
+                ErrorCode::AuthorizationForStatementDenied => {
+                    "not allowed: the database is read-only and only SELECT queries (and reading PRAGMAs such as table_info) may run".to_string()
+                }
+                ErrorCode::OutOfMemory => {
+                    "query needs too much memory; narrow it with WHERE or LIMIT".to_string()
+                }
+                _ => msg.clone().unwrap_or_else(|| e.to_string()),
+            },
+            _ => e.to_string(),
+        }
+    }
+
+    fn relations(&self) -> Result<Vec<Relation>, String> {
+        let _deadline = self.db.arm(self.limits.timeout);
+        schema::relations(&self.db.conn).map_err(|e| self.sql_error(e))
+    }
+
+    fn find(&self, name: &str) -> Result<(Vec<Relation>, Relation), String> {
+        let rels = self.relations()?;
+        match schema::resolve(&rels, name) {
+            Some(r) => {
+                let r = r.clone();
+                Ok((rels, r))
+            }
+            None => Err(format!(
+                "no such table: {name}. Call list_tables to see the tables"
+            )),
+        }
+    }
+
+    fn list_tables(&self) -> Result<String, String> {
+        let rels = self.relations()?;
+        let tables: Vec<&str> = rels.iter().filter(|r| !r.is_view).map(|r| r.name.as_str()).collect();
+        let views: Vec<&str> = rels.iter().filter(|r| r.is_view).map(|r| r.name.as_str()).collect();
+        let mut out = format!("{} tables: {}", tables.len(), tables.join(", "));
+        if !views.is_empty() {
+            out.push_str(&format!("\n{} views: {}", views.len(), views.join(", ")));
+        }
+        Ok(out)
+    }
+
+    fn describe_table(&self, name: &str) -> Result<String, String> {
+        let (rels, rel) = self.find(name)?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let conn = &self.db.conn;
+        let cols = schema::columns(conn, &rel.name).map_err(|e| self.sql_error(e))?;
+        let keys = if rel.is_view {
+            Vec::new()
+        } else {
+            schema::outgoing_keys(conn, &rels, &rel.name).map_err(|e| self.sql_error(e))?
+        };
+        let count = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {}", quote_ident(&rel.name)),
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| format!("{n} rows"))
+            .unwrap_or_else(|_| "row count unavailable".to_string());
+        let kind = if rel.is_view { "view" } else { "table" };
+        let mut out = format!("{kind} {} ({count})\ncolumns:\n", rel.name);
+        let pk_cols = cols.iter().filter(|c| c.pk > 0).count();
+        for c in &cols {
+            let mut line = format!("  {}", c.name);
+            if !c.decl_type.is_empty() {
+                line.push(' ');
+                line.push_str(&c.decl_type);
+            }
+            if c.pk > 0 && pk_cols == 1 {
+                line.push_str(" PRIMARY KEY");
+            }
+            if c.not_null {
+                line.push_str(" NOT NULL");
+            }
+            if let Some(d) = &c.default {
+                line.push_str(&format!(" DEFAULT {d}"));
+            }
+            for fk in keys.iter().filter(|k| k.from_columns.len() == 1 && k.from_columns[0] == c.name) {
+                line.push_str(&format!(" → {}.{}", fk.to_table, fk.to_columns[0]));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+        if pk_cols > 1 {
+            let mut pk: Vec<_> = cols.iter().filter(|c| c.pk > 0).collect();
+            pk.sort_by_key(|c| c.pk);
+            let names: Vec<&str> = pk.iter().map(|c| c.name.as_str()).collect();
+            out.push_str(&format!("primary key: ({})\n", names.join(", ")));
+        }
+        for fk in keys.iter().filter(|k| k.from_columns.len() > 1) {
+            out.push_str(&format!("foreign key: {}\n", fk.describe()));
+        }
+        Ok(out.trim_end().to_string())
+    }
+
+    fn foreign_keys(&self, name: &str) -> Result<String, String> {
+        let (rels, rel) = self.find(name)?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
+        let outgoing: Vec<String> = keys
+            .iter()
+            .filter(|k| k.from_table == rel.name)
+            .map(|k| format!("  {}", k.describe()))
+            .collect();
+        let incoming: Vec<String> = keys
+            .iter()
+            .filter(|k| k.to_table == rel.name && k.from_table != rel.name)
+            .map(|k| format!("  {}", k.describe()))
+            .collect();
+        let section = |title: &str, lines: &[String]| {
+            if lines.is_empty() {
+                format!("{title}: none")
+            } else {
+                format!("{title}:\n{}", lines.join("\n"))
+            }
+        };
+        Ok(format!(
+            "foreign keys of {}\n{}\n{}",
+            rel.name,
+            section("references (from this table)", &outgoing),
+            section("referenced by (to this table)", &incoming)
+        ))
+    }
+
+    fn join_path(&self, a: &str, b: &str) -> Result<String, String> {
+        let (rels, ra) = self.find(a)?;
+        let rb = schema::resolve(&rels, b)
+            .cloned()
+            .ok_or_else(|| format!("no such table: {b}. Call list_tables to see the tables"))?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
+        match schema::shortest_path(&keys, &ra.name, &rb.name) {
+            None => Ok(format!(
+                "no path between {} and {} along declared foreign keys",
+                ra.name, rb.name
+            )),
+            Some((tables, _)) if tables.len() == 1 => Ok(format!("{} (same table)", tables[0])),
+            Some((tables, steps)) => {
+                let joins: Vec<String> = steps.iter().map(|k| format!("  {}", k.join_condition())).collect();
+                Ok(format!("{}\njoin on:\n{}", tables.join(" → "), joins.join("\n")))
+            }
+        }
+    }
+
+    fn sample_rows(&self, name: &str, (limit, capped): (usize, bool)) -> Result<String, String> {
+        let (_, rel) = self.find(name)?;
+        let sql = format!("SELECT * FROM {} LIMIT {limit}", quote_ident(&rel.name));
+        let mut text = self.run_query(&sql)?;
+        if capped {
+            text.push_str(&format!(" [limit capped at {limit}]"));
+        }
+        Ok(text)
+    }
+
+    fn distinct_values(
+        &self,
+        table: &str,
+        column: &str,
+        (limit, capped): (usize, bool),
+    ) -> Result<String, String> {
+        let (_, rel) = self.find(table)?;
+        let cols = {
+            let _deadline = self.db.arm(self.limits.timeout);
+            schema::columns(&self.db.conn, &rel.name).map_err(|e| self.sql_error(e))?
+        };
+        let col = cols
+            .iter()
+            .find(|c| c.name == column)
+            .or_else(|| cols.iter().find(|c| c.name.eq_ignore_ascii_case(column)))
+            .ok_or_else(|| {
+                let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+                format!("no such column: {column} in {}. Columns: {}", rel.name, names.join(", "))
+            })?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let (t, c) = (quote_ident(&rel.name), quote_ident(&col.name));
+        let total: i64 = self
+            .db
+            .conn
+            .query_row(&format!("SELECT count(DISTINCT {c}) + (count(*) > count({c})) FROM {t}"), [], |r| {
+                r.get::<_, Option<i64>>(0).map(|n| n.unwrap_or(0))
+            })
+            .map_err(|e| self.sql_error(e))?;
+        let mut stmt = self
+            .prepare(&format!("SELECT DISTINCT {c} FROM {t} LIMIT {limit}"))?;
+        let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
+        let mut values = Vec::new();
+        let mut size = 0;
+        let mut cut_by_size = false;
+        while let Some(row) = rows.next().map_err(|e| self.sql_error(e))? {
+            let v = row.get_ref(0).map_err(|e| e.to_string())?;
+            let s = format::literal(v, self.limits.max_cell_chars);
+            size += s.len() + 1;
+            if size > self.limits.max_result_chars {
+                cut_by_size = true;
+                break;
+            }
+            values.push(s);
+        }
+        let mut out = format!(
+            "distinct values of {}.{} ({} of {}{}):\n{}",
+            rel.name,
+            col.name,
+            values.len(),
+            total,
+            if capped { format!(", limit capped at {limit}") } else { String::new() },
+            values.join("\n")
+        );
+        if cut_by_size {
+            out.push_str(&format!("\n[output cut at {} characters]", self.limits.max_result_chars));
+        }
+        Ok(out)
+    }
+
+    fn run_query(&self, sql: &str) -> Result<String, String> {
+        let _deadline = self.db.arm(self.limits.timeout);
+        let mut stmt = self.prepare(sql)?;
+        let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
+        let n = columns.len();
+        let mut table = TableText::new(&columns, &self.limits);
+        let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
+        let mut total = 0usize;
+        let mut counted_all = true;
+        loop {
+            match rows.next() {
+                Ok(Some(row)) => {
+                    total += 1;
+                    if total > self.limits.count_rows_up_to {
+                        total -= 1;
+                        counted_all = false;
+                        break;
+                    }
+                    if total <= self.limits.max_rows {
+                        let mut cells = Vec::with_capacity(n);
+                        for i in 0..n {
+                            let v = row.get_ref(i).map_err(|e| e.to_string())?;
+                            cells.push(format::cell(v, self.limits.max_cell_chars));
+                        }
+                        table.push(&cells);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return Err(self.sql_error(e)),
+            }
+        }
+        Ok(table.finish(total, counted_all))
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn str_arg<'a>(tool: &str, name: &str, v: Option<&'a Value>) -> Result<&'a str, String> {
+    match v {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+        Some(Value::String(_)) => Err(format!("{tool} needs a non-empty string in args.{name}")),
+        Some(other) => Err(format!(
+            "{tool} needs a string in args.{name}, got {}",
+            json_kind(other)
+        )),
+        None => Err(format!(
+            "{tool} needs args.{name}, e.g. {}",
+            example_call(tool)
+        )),
+    }
+}
+
+/// Reads an optional `limit`: a positive integer (or a string of one). Returns the limit and
+/// whether it was capped.
+fn limit_arg(tool: &str, v: Option<&Value>, default: usize, max: usize) -> Result<(usize, bool), String> {
+    let n = match v {
+        None | Some(Value::Null) => return Ok((default.min(max), false)),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+        Some(_) => None,
+    };
+    match n {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 => {
+            if n > max as f64 {
+                Ok((max, true))
+            } else {
+                Ok((n as usize, false))
+            }
+        }
+        _ => Err(format!("{tool} needs a positive integer in args.limit")),
+    }
+}
+
+fn example_call(tool: &str) -> String {
+    let args = TOOLS
+        .iter()
+        .find(|t| t.0 == tool)
+        .map(|t| t.1)
+        .unwrap_or(&[]);
+    let fields: Vec<String> = args
+        .iter()
+        .map(|a| match *a {
+            "limit" => "\"limit\": 5".to_string(),
+            "sql" => "\"sql\": \"SELECT ...\"".to_string(),
+            other => format!("\"{other}\": \"...\""),
+        })
+        .collect();
+    format!("{{\"tool\": \"{tool}\", \"args\": {{{}}}}}", fields.join(", "))
+}

@@ -1,0 +1,191 @@
+//! The generation trait the agent drives: a growing token sequence that text is appended to and
+//! completions are sampled from.
+//!
+//! The llama.cpp engine implements it; so does the scripted test double
+//! ([`ScriptedGenerator`]), and a remote backend could. The trait speaks text so that its users
+//! need no tokenizer; implementations keep the sequence as tokens and never re-tokenize what was
+//! sampled.
+
+/// Why a completion stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    /// The model produced an end-of-turn or end-of-text token (not part of the text).
+    Stop,
+    /// The token limit given to [`Generator::complete`] was reached.
+    Length,
+}
+
+/// One sampled completion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The generated text, without the stop token.
+    pub text: String,
+    /// Tokens generated, without the stop token.
+    pub tokens: usize,
+    /// Why generation stopped.
+    pub finish: Finish,
+}
+
+/// Token and time counts of one conversation, for traces and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Counters {
+    /// Tokens in the sequence now (the context length of the conversation).
+    pub context_tokens: usize,
+    /// Tokens run through the model in this conversation (prompt reuse excluded).
+    pub decoded_tokens: usize,
+    /// Tokens that came from a reused prefix instead of being decoded.
+    pub reused_tokens: usize,
+    /// Tokens sampled.
+    pub generated_tokens: usize,
+    /// Seconds spent decoding appended text (prefill).
+    pub prefill_seconds: f64,
+    /// Seconds spent sampling and decoding generated tokens.
+    pub generate_seconds: f64,
+}
+
+/// Errors from a generator.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// Appending would overflow the context window.
+    #[error("context full: {needed} tokens needed, {capacity} available")]
+    ContextFull {
+        /// Tokens the sequence would hold.
+        needed: usize,
+        /// The context size.
+        capacity: usize,
+    },
+    /// The backend failed.
+    #[error("generation backend failed: {0}")]
+    Backend(String),
+}
+
+/// A conversation as one growing token sequence.
+pub trait Generator {
+    /// Starts a new conversation whose text begins with `prefix`. The same prefix is passed to
+    /// every conversation, so implementations may decode it once and reuse it.
+    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError>;
+
+    /// Appends text (which may contain special-token markup such as `<|im_start|>`).
+    fn append(&mut self, text: &str) -> Result<(), GenerateError>;
+
+    /// Samples until an end-of-generation token or `max_tokens` tokens; the sampled tokens
+    /// become part of the sequence, the stop token does not. `on_text` receives the text as it
+    /// is generated (whole UTF-8 characters only).
+    fn complete(
+        &mut self,
+        max_tokens: usize,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Completion, GenerateError>;
+
+    /// Tokens `text` would add to the sequence, for budget checks before appending.
+    fn count_tokens(&self, text: &str) -> usize;
+
+    /// The conversation's counters so far.
+    fn counters(&self) -> Counters;
+
+    /// The context window, in tokens.
+    fn context_size(&self) -> usize;
+}
+
+/// A test double: replays given completions in order, whatever was appended.
+///
+/// Tokens are counted as whitespace-separated words, so budgets behave like the real thing in
+/// proportion. Used to drive the agent's state machine through every path without a model.
+#[derive(Debug, Clone)]
+pub struct ScriptedGenerator {
+    script: std::collections::VecDeque<String>,
+    transcript: String,
+    counters: Counters,
+    context_size: usize,
+}
+
+impl ScriptedGenerator {
+    /// A generator that answers with `completions`, one per [`Generator::complete`] call.
+    pub fn new<S: Into<String>>(completions: impl IntoIterator<Item = S>) -> Self {
+        ScriptedGenerator {
+            script: completions.into_iter().map(Into::into).collect(),
+            transcript: String::new(),
+            counters: Counters::default(),
+            context_size: 16_384,
+        }
+    }
+
+    /// Sets the context window (in words).
+    pub fn with_context_size(mut self, n: usize) -> Self {
+        self.context_size = n;
+        self
+    }
+
+    /// Everything appended and generated so far, as one string.
+    pub fn transcript(&self) -> &str {
+        &self.transcript
+    }
+
+    /// Completions not yet replayed.
+    pub fn remaining(&self) -> usize {
+        self.script.len()
+    }
+
+    fn push(&mut self, text: &str) -> Result<(), GenerateError> {
+        let n = self.count_tokens(text);
+        let needed = self.counters.context_tokens + n;
+        if needed > self.context_size {
+            return Err(GenerateError::ContextFull {
+                needed,
+                capacity: self.context_size,
+            });
+        }
+        self.transcript.push_str(text);
+        self.counters.context_tokens = needed;
+        self.counters.decoded_tokens += n;
+        Ok(())
+    }
+}
+
+impl Generator for ScriptedGenerator {
+    fn begin(&mut self, prefix: &str, _seed: u32) -> Result<(), GenerateError> {
+        self.transcript.clear();
+        self.counters = Counters::default();
+        self.push(prefix)
+    }
+
+    fn append(&mut self, text: &str) -> Result<(), GenerateError> {
+        self.push(text)
+    }
+
+    fn complete(
+        &mut self,
+        max_tokens: usize,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Completion, GenerateError> {
+        let text = self
+            .script
+            .pop_front()
+            .ok_or_else(|| GenerateError::Backend("scripted generator ran out of completions".into()))?;
+        let words: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
+        let (text, finish) = if words.len() > max_tokens {
+            (words[..max_tokens].concat(), Finish::Length)
+        } else {
+            (text.clone(), Finish::Stop)
+        };
+        let tokens = self.count_tokens(&text);
+        on_text(&text);
+        self.transcript.push_str(&text);
+        self.counters.context_tokens += tokens;
+        self.counters.generated_tokens += tokens;
+        Ok(Completion { text, tokens, finish })
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    fn context_size(&self) -> usize {
+        self.context_size
+    }
+}

@@ -1,0 +1,30 @@
+//! sqale: an edge runtime for the SQaLe text-to-SQL agents.
+//!
+//! Small Qwen3.5 models answer questions over a SQLite database by exploring it through tools,
+//! testing a query and submitting it. This crate runs that loop on-device:
+//!
+//! - [`env`]: the SQLite environment, the eight tools over a database nothing can change;
+//! - [`engine`]: llama.cpp in-process, a conversation as one token sequence decoded once;
+//! - [`generate`]: the generation trait between the two halves, and a scripted test double;
+//! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
+//! - [`agent`]: the episode state machine that ties them together.
+//!
+//! ```no_run
+//! use sqale::{agent::{Agent, Settings}, engine::{Engine, EngineOptions, Model, ModelOptions}};
+//! let model = Model::load("model.gguf", &ModelOptions::default())?;
+//! let engine = Engine::new(&model, EngineOptions::default())?;
+//! let mut agent = Agent::new(engine, Settings::default());
+//! let episode = agent.run("How many customers placed more than three orders in 2024?", "shop.sqlite")?;
+//! println!("{:?} ({})", episode.sql, episode.ended_by);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod agent;
+pub mod demo;
+pub mod engine;
+pub mod env;
+pub mod generate;
+pub mod prompt;
+pub mod protocol;
+
+pub use agent::{Agent, EndedBy, Episode, Settings};
