@@ -37,6 +37,9 @@ pub struct AskArgs {
     /// Tokens the whole episode may hold, prompt included.
     #[arg(long, default_value_t = 12_288)]
     max_episode_tokens: usize,
+    /// Seconds a statement may run before it is stopped.
+    #[arg(long, default_value_t = 5.0)]
+    sql_timeout: f64,
     /// The question.
     question: String,
 }
@@ -52,6 +55,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         prompt,
         max_episode_tokens: args.max_episode_tokens,
         seed,
+        limits: super::limits(args.sql_timeout)?,
         ..Settings::default()
     };
     // Fail on a bad database before spending seconds loading the model.

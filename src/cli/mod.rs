@@ -108,3 +108,14 @@ fn db_or_demo(db: Option<PathBuf>) -> anyhow::Result<PathBuf> {
             .map_err(|e| anyhow::anyhow!("cannot write the demo database to the cache: {e}")),
     }
 }
+
+/// Tool limits with the given statement timeout.
+fn limits(sql_timeout: f64) -> anyhow::Result<sqale::env::Limits> {
+    if !(sql_timeout.is_finite() && sql_timeout > 0.0) {
+        anyhow::bail!("--sql-timeout must be a positive number of seconds, got {sql_timeout}");
+    }
+    Ok(sqale::env::Limits {
+        timeout: std::time::Duration::from_secs_f64(sql_timeout),
+        ..sqale::env::Limits::default()
+    })
+}

@@ -13,6 +13,9 @@ pub struct ToolsArgs {
     /// SQLite database (default: the demo database).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Seconds a statement may run before it is stopped.
+    #[arg(long, default_value_t = 5.0)]
+    sql_timeout: f64,
     /// Print `{"ok": bool, "result": "..."}`.
     #[arg(long)]
     json: bool,
@@ -22,7 +25,7 @@ pub struct ToolsArgs {
 
 pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
     let db = super::db_or_demo(args.db)?;
-    let mut env = Environment::open(&db)?;
+    let mut env = Environment::with_limits(&db, super::limits(args.sql_timeout)?)?;
     let items = extract_calls(&args.call);
     let call = match items.as_slice() {
         [Parsed::Call(c)] => c.clone(),

@@ -102,7 +102,12 @@ pub fn extract_calls(text: &str) -> Vec<Parsed> {
                         text: shorten(candidate),
                         error,
                     });
-                    pos = start + end.unwrap_or(rest.len());
+                    // An object that never closes swallows the rest of the text; resume at the
+                    // next thing that starts like a call instead, so later calls still run.
+                    pos = match end {
+                        Some(e) => start + e,
+                        None => next_call_start(&text[start + 1..]).map_or(text.len(), |i| start + 1 + i),
+                    };
                 }
             }
         }
@@ -135,6 +140,13 @@ fn to_call(mut map: Map<String, Value>, text: &str) -> Parsed {
             error: "a tool call needs a \"tool\" field".to_string(),
         },
     }
+}
+
+/// Offset of the next `{` followed (after whitespace) by `"tool"`.
+fn next_call_start(text: &str) -> Option<usize> {
+    text.match_indices('{')
+        .map(|(i, _)| i)
+        .find(|&i| text[i + 1..].trim_start().starts_with("\"tool\""))
 }
 
 fn looks_like_call(text: &str) -> bool {
@@ -296,6 +308,9 @@ mod tests {
     fn malformed_calls_are_reported_once() {
         let items = calls("</think>{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT 1\"}");
         assert_eq!(items.len(), 1);
+        let items = calls("</think>{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT 1\"} {\"tool\": \"list_tables\"}");
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert_eq!(items[1], call("list_tables", Value::Null));
         assert!(matches!(&items[0], Parsed::Malformed { error, .. } if error.contains("not closed")));
         let items = calls("</think>{'tool': 'list_tables'} {\"tool\": \"list_tables\"}");
         assert!(matches!(&items[0], Parsed::Malformed { .. }));
