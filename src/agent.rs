@@ -288,12 +288,13 @@ impl<G: Generator> Agent<G> {
         let gen = &mut self.generator;
 
         gen.begin(&s.prompt.shared_prefix(), s.seed).map_err(AgentError::Generate)?;
-        let first = s.prompt.first_turn(&user);
-        let needed = gen.counters().context_tokens + gen.count_tokens(&first);
-        if needed > budget.min(gen.context_size()) {
-            return Err(AgentError::PromptTooLong { needed, budget });
+        match gen.append(&s.prompt.first_turn(&user), budget) {
+            Ok(()) => {}
+            Err(GenerateError::OverBudget { needed, .. } | GenerateError::ContextFull { needed, .. }) => {
+                return Err(AgentError::PromptTooLong { needed, budget: budget.min(gen.context_size()) })
+            }
+            Err(e) => return Err(AgentError::Generate(e)),
         }
-        gen.append(&first).map_err(AgentError::Generate)?;
 
         let mut last_working: Option<String> = None;
         let mut failed_in_a_row = 0usize;
@@ -331,7 +332,7 @@ impl<G: Generator> Agent<G> {
 
             if exploration_over {
                 let answer = protocol::final_answer_sql(&parsed);
-                let runs = answer.as_deref().map(|sql| env.execute(sql).is_ok());
+                let runs = answer.as_deref().map(|sql| env.check(sql).is_ok());
                 let (sql, source, ended) = match (answer, runs, &last_working) {
                     (Some(sql), Some(true), _) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalTurn),
                     (_, _, Some(prev)) => (Some(prev.clone()), SqlSource::LastWorkingQuery, EndedBy::FallbackToLastWorkingQuery),
@@ -420,12 +421,10 @@ impl<G: Generator> Agent<G> {
             };
             let turns_left = s.tool_turns.saturating_sub(episode.tool_turns);
             let text = prompt::tool_result_turn(&results, turns_left, limit);
-            let needed = gen.counters().context_tokens + gen.count_tokens(&text);
-            if needed >= budget {
-                break Some(EndedBy::TokenBudget);
-            }
-            match gen.append(&text) {
+            // Leave room for at least one generated token after the results.
+            match gen.append(&text, budget.saturating_sub(1)) {
                 Ok(()) => {}
+                Err(GenerateError::OverBudget { .. }) => break Some(EndedBy::TokenBudget),
                 Err(GenerateError::ContextFull { .. }) => break Some(EndedBy::ContextFull),
                 Err(e) => return Err(AgentError::Generate(e)),
             }

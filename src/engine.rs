@@ -422,8 +422,12 @@ impl Generator for Engine<'_> {
         Ok(())
     }
 
-    fn append(&mut self, text: &str) -> Result<(), GenerateError> {
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
         let tokens = self.model.tokenize(text, self.tokens.is_empty());
+        let needed = self.tokens.len() + tokens.len();
+        if needed > max_tokens {
+            return Err(GenerateError::OverBudget { needed, limit: max_tokens });
+        }
         self.decode(&tokens)
     }
 
@@ -473,10 +477,6 @@ impl Generator for Engine<'_> {
             tokens: generated,
             finish,
         })
-    }
-
-    fn count_tokens(&self, text: &str) -> usize {
-        self.model.tokenize(text, self.tokens.is_empty()).len()
     }
 
     fn counters(&self) -> Counters {

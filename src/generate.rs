@@ -55,6 +55,14 @@ pub enum GenerateError {
         /// The context size.
         capacity: usize,
     },
+    /// Appending would exceed the caller's token budget; nothing was appended.
+    #[error("over budget: {needed} tokens needed, {limit} allowed")]
+    OverBudget {
+        /// Tokens the sequence would hold.
+        needed: usize,
+        /// The limit given.
+        limit: usize,
+    },
     /// The backend failed.
     #[error("generation backend failed: {0}")]
     Backend(String),
@@ -66,8 +74,10 @@ pub trait Generator {
     /// every conversation, so implementations may decode it once and reuse it.
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError>;
 
-    /// Appends text (which may contain special-token markup such as `<|im_start|>`).
-    fn append(&mut self, text: &str) -> Result<(), GenerateError>;
+    /// Appends text (which may contain special-token markup such as `<|im_start|>`), unless the
+    /// sequence would then hold more than `max_tokens` tokens: then nothing is appended and the
+    /// error is [`GenerateError::OverBudget`].
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError>;
 
     /// Samples until an end-of-generation token or `max_tokens` tokens; the sampled tokens
     /// become part of the sequence, the stop token does not. `on_text` receives the text as it
@@ -77,9 +87,6 @@ pub trait Generator {
         max_tokens: usize,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Completion, GenerateError>;
-
-    /// Tokens `text` would add to the sequence, for budget checks before appending.
-    fn count_tokens(&self, text: &str) -> usize;
 
     /// The conversation's counters so far.
     fn counters(&self) -> Counters;
@@ -127,9 +134,12 @@ impl ScriptedGenerator {
         self.script.len()
     }
 
-    fn push(&mut self, text: &str) -> Result<(), GenerateError> {
-        let n = self.count_tokens(text);
+    fn push(&mut self, text: &str, limit: usize) -> Result<(), GenerateError> {
+        let n = words(text);
         let needed = self.counters.context_tokens + n;
+        if needed > limit {
+            return Err(GenerateError::OverBudget { needed, limit });
+        }
         if needed > self.context_size {
             return Err(GenerateError::ContextFull {
                 needed,
@@ -147,11 +157,11 @@ impl Generator for ScriptedGenerator {
     fn begin(&mut self, prefix: &str, _seed: u32) -> Result<(), GenerateError> {
         self.transcript.clear();
         self.counters = Counters::default();
-        self.push(prefix)
+        self.push(prefix, usize::MAX)
     }
 
-    fn append(&mut self, text: &str) -> Result<(), GenerateError> {
-        self.push(text)
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.push(text, max_tokens)
     }
 
     fn complete(
@@ -163,22 +173,18 @@ impl Generator for ScriptedGenerator {
             .script
             .pop_front()
             .ok_or_else(|| GenerateError::Backend("scripted generator ran out of completions".into()))?;
-        let words: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
-        let (text, finish) = if words.len() > max_tokens {
-            (words[..max_tokens].concat(), Finish::Length)
+        let pieces: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
+        let (text, finish) = if pieces.len() > max_tokens {
+            (pieces[..max_tokens].concat(), Finish::Length)
         } else {
             (text.clone(), Finish::Stop)
         };
-        let tokens = self.count_tokens(&text);
+        let tokens = words(&text);
         on_text(&text);
         self.transcript.push_str(&text);
         self.counters.context_tokens += tokens;
         self.counters.generated_tokens += tokens;
         Ok(Completion { text, tokens, finish })
-    }
-
-    fn count_tokens(&self, text: &str) -> usize {
-        text.split_whitespace().count()
     }
 
     fn counters(&self) -> Counters {
@@ -188,4 +194,9 @@ impl Generator for ScriptedGenerator {
     fn context_size(&self) -> usize {
         self.context_size
     }
+}
+
+/// The scripted generator's token count: whitespace-separated words.
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
 }

@@ -111,15 +111,15 @@ fn incremental_conversation(engine: &mut Engine<'_>, seed: u32) -> Vec<(usize, b
     let mut cuts = Vec::new();
     engine.begin(&prompt.shared_prefix(), seed).unwrap();
     cuts.push((engine.tokens().len(), false));
-    engine.append(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap())).unwrap();
+    engine.append(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap()), usize::MAX).unwrap();
     cuts.push((engine.tokens().len(), false));
     engine.complete(24, &mut |_| {}).unwrap();
     cuts.push((engine.tokens().len(), true));
-    engine.append(&sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None)).unwrap();
+    engine.append(&sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None), usize::MAX).unwrap();
     cuts.push((engine.tokens().len(), false));
     engine.complete(16, &mut |_| {}).unwrap();
     cuts.push((engine.tokens().len(), true));
-    engine.append("<|im_end|>\n<|im_start|>user\nTool result:\n1 row<|im_end|>\n").unwrap();
+    engine.append("<|im_end|>\n<|im_start|>user\nTool result:\n1 row<|im_end|>\n", usize::MAX).unwrap();
     cuts.push((engine.tokens().len(), false));
     cuts
 }

@@ -57,13 +57,11 @@ pub(crate) struct TableText<'l> {
 }
 
 impl<'l> TableText<'l> {
-    /// Starts a table with the given column names.
-    pub(crate) fn new(columns: &[String], limits: &'l Limits) -> Self {
-        let mut out = columns.join(" | ");
-        out.push('\n');
+    /// Starts an empty table.
+    pub(crate) fn new(limits: &'l Limits) -> Self {
         TableText {
             limits,
-            out,
+            out: String::new(),
             shown: 0,
             truncated_by_size: false,
         }
@@ -85,9 +83,13 @@ impl<'l> TableText<'l> {
         true
     }
 
-    /// Closes the table with `[N rows]` or `[showing first K of N rows ...]`.
-    /// `counted_all` is false when counting stopped at the counting cap.
-    pub(crate) fn finish(mut self, total: usize, counted_all: bool) -> String {
+    /// Closes the table: the header line of `columns`, the rows, and `[N rows]` or
+    /// `[showing first K of N rows ...]`. `counted_all` is false when counting stopped at the
+    /// counting cap.
+    pub(crate) fn finish(self, columns: &[String], total: usize, counted_all: bool) -> String {
+        let mut out = columns.join(" | ");
+        out.push('\n');
+        out.push_str(&self.out);
         let total_text = if counted_all {
             format!("{total}")
         } else {
@@ -107,8 +109,8 @@ impl<'l> TableText<'l> {
         } else {
             format!("[showing first {} of {} rows]", self.shown, total_text)
         };
-        self.out.push_str(&tail);
-        self.out
+        out.push_str(&tail);
+        out
     }
 }
 
@@ -133,19 +135,20 @@ mod tests {
             max_rows: 2,
             ..Limits::default()
         };
-        let mut t = TableText::new(&["a".into()], &limits);
+        let mut t = TableText::new(&limits);
         assert!(t.push(&["1".into()]));
         assert!(t.push(&["2".into()]));
         assert!(!t.push(&["3".into()]));
-        assert_eq!(t.finish(3, true), "a\n1\n2\n[showing first 2 of 3 rows]");
+        assert_eq!(t.finish(&["a".into()], 3, true), "a\n1\n2\n[showing first 2 of 3 rows]");
 
         let limits = Limits {
             max_result_chars: 8,
             ..Limits::default()
         };
-        let mut t = TableText::new(&["a".into()], &limits);
+        let mut t = TableText::new(&limits);
         assert!(t.push(&["123".into()]));
-        assert!(!t.push(&["456".into()]));
-        assert!(t.finish(2, true).ends_with("[output cut at 8 characters: showing first 1 of 2 rows]"));
+        assert!(t.push(&["456".into()]));
+        assert!(!t.push(&["789".into()]));
+        assert!(t.finish(&["a".into()], 3, true).ends_with("[output cut at 8 characters: showing first 2 of 3 rows]"));
     }
 }

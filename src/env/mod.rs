@@ -22,6 +22,9 @@ use format::TableText;
 use guard::GuardedConnection;
 use schema::{quote_ident, Relation};
 
+/// Rows [`Environment::execute`] returns at most.
+pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
+
 /// The tools, with their argument names, exactly as the models were trained on them.
 pub const TOOLS: &[(&str, &[&str])] = &[
     ("list_tables", &[]),
@@ -173,31 +176,59 @@ impl Environment {
     }
 
     /// Runs `sql` to completion under the same guards and time limit, returning every row
-    /// (bounded only by the time limit). For checking answers, not for showing to the model.
+    /// (bounded by the time limit and [`MAX_EXECUTE_ROWS`]). For checking answers, not for
+    /// showing to the model.
     pub fn execute(&mut self, sql: &str) -> Result<Rows, String> {
+        let mut rows = Vec::new();
+        let columns = self.for_each_row(sql, |row, n| {
+            if rows.len() >= MAX_EXECUTE_ROWS {
+                return Err(format!("result has more than {MAX_EXECUTE_ROWS} rows"));
+            }
+            let mut values = Vec::with_capacity(n);
+            for i in 0..n {
+                let v = row.get_ref(i).map_err(|e| e.to_string())?;
+                values.push(rusqlite::types::Value::try_from(v).map_err(|e| e.to_string())?);
+            }
+            rows.push(values);
+            Ok(true)
+        })?;
+        Ok(Rows { columns, rows })
+    }
+
+    /// Whether `sql` runs to completion under the guards and time limit; returns its row count.
+    pub fn check(&mut self, sql: &str) -> Result<usize, String> {
+        let mut count = 0;
+        self.for_each_row(sql, |_, _| {
+            count += 1;
+            Ok(true)
+        })?;
+        Ok(count)
+    }
+
+    /// Prepares `sql` under the guards, arms the deadline, and calls `f(row, column_count)` for
+    /// each row until it returns `Ok(false)`. Returns the column names.
+    fn for_each_row(
+        &self,
+        sql: &str,
+        mut f: impl FnMut(&rusqlite::Row<'_>, usize) -> Result<bool, String>,
+    ) -> Result<Vec<String>, String> {
         let _deadline = self.db.arm(self.limits.timeout);
         let mut stmt = self.prepare(sql)?;
         let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let n = columns.len();
-        let mut rows_out = Vec::new();
         let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
         loop {
             match rows.next() {
                 Ok(Some(row)) => {
-                    let mut values = Vec::with_capacity(n);
-                    for i in 0..n {
-                        values.push(rusqlite::types::Value::try_from(row.get_ref(i).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?);
+                    if !f(row, n)? {
+                        break;
                     }
-                    rows_out.push(values);
                 }
                 Ok(None) => break,
                 Err(e) => return Err(self.sql_error(e)),
             }
         }
-        Ok(Rows {
-            columns,
-            rows: rows_out,
-        })
+        Ok(columns)
     }
 
     fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, String> {
@@ -441,37 +472,27 @@ impl Environment {
     }
 
     fn run_query(&self, sql: &str) -> Result<String, String> {
-        let _deadline = self.db.arm(self.limits.timeout);
-        let mut stmt = self.prepare(sql)?;
-        let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
-        let n = columns.len();
-        let mut table = TableText::new(&columns, &self.limits);
-        let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
+        let mut table = TableText::new(&self.limits);
         let mut total = 0usize;
         let mut counted_all = true;
-        loop {
-            match rows.next() {
-                Ok(Some(row)) => {
-                    total += 1;
-                    if total > self.limits.count_rows_up_to {
-                        total -= 1;
-                        counted_all = false;
-                        break;
-                    }
-                    if total <= self.limits.max_rows {
-                        let mut cells = Vec::with_capacity(n);
-                        for i in 0..n {
-                            let v = row.get_ref(i).map_err(|e| e.to_string())?;
-                            cells.push(format::cell(v, self.limits.max_cell_chars));
-                        }
-                        table.push(&cells);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => return Err(self.sql_error(e)),
+        let (limits, max_cell) = (&self.limits, self.limits.max_cell_chars);
+        let columns = self.for_each_row(sql, |row, n| {
+            if total == limits.count_rows_up_to {
+                counted_all = false;
+                return Ok(false);
             }
-        }
-        Ok(table.finish(total, counted_all))
+            total += 1;
+            if total <= limits.max_rows {
+                let mut cells = Vec::with_capacity(n);
+                for i in 0..n {
+                    let v = row.get_ref(i).map_err(|e| e.to_string())?;
+                    cells.push(format::cell(v, max_cell));
+                }
+                table.push(&cells);
+            }
+            Ok(true)
+        })?;
+        Ok(table.finish(&columns, total, counted_all))
     }
 }
 
