@@ -1,1 +1,391 @@
-//! Conversion crate.
+//! sqale-convert: a Qwen3.5 safetensors checkpoint becomes a text-only GGUF that llama.cpp's
+//! `qwen35` architecture loads, in Rust, streaming tensor by tensor; then quantised through
+//! llama.cpp's own quantiser.
+//!
+//! Independent of the sqale runtime: it reads a checkpoint folder and writes a file.
+
+pub mod checkpoint;
+pub mod gguf;
+pub mod quantize;
+pub mod qwen35;
+pub mod synth;
+pub mod tokenizer;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use half::{bf16, f16};
+use safetensors::tensor::Dtype;
+
+pub use quantize::{quantize, QuantType};
+
+use checkpoint::Checkpoint;
+use gguf::{GgmlType, Value as Gv};
+use qwen35::{Hparams, Transform};
+
+/// Why a conversion failed. Every variant names the problem and what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// The folder is not a checkpoint.
+    #[error("{dir} is not a Hugging Face checkpoint folder: {reason}")]
+    NotACheckpoint {
+        /// The folder.
+        dir: PathBuf,
+        /// What is missing.
+        reason: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A JSON file is malformed.
+    #[error("{path} is not valid: {reason}")]
+    BadJson {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The index names a shard that is not there.
+    #[error("shard {path} is listed in {index} but missing: download it again (e.g. `hf download <repo> --local-dir <dir>`)")]
+    MissingShard {
+        /// The missing shard.
+        path: PathBuf,
+        /// The index naming it.
+        index: PathBuf,
+    },
+    /// A shard's header or size is wrong (truncated download, not safetensors).
+    #[error("shard {path} is damaged or truncated ({reason}): download it again")]
+    BadShard {
+        /// The shard.
+        path: PathBuf,
+        /// What safetensors reported.
+        reason: String,
+    },
+    /// Not a Qwen3.5 checkpoint.
+    #[error("architecture {0:?} is not supported: sqale converts Qwen3_5ForConditionalGeneration and Qwen3_5ForCausalLM checkpoints")]
+    Architecture(String),
+    /// A hyperparameter is missing or inconsistent.
+    #[error("config.json: {0}")]
+    Config(String),
+    /// A tensor the architecture needs is absent.
+    #[error("tensor {0} is missing from the checkpoint (an incomplete download, or not a Qwen3.5 model)")]
+    MissingTensor(String),
+    /// A tensor's shape contradicts the config.
+    #[error("tensor {tensor} has shape {actual:?}, but config.json implies {expected:?}: the weights and config.json do not belong together")]
+    Shape {
+        /// The tensor.
+        tensor: String,
+        /// Its shape.
+        actual: Vec<usize>,
+        /// What the config implies.
+        expected: Vec<usize>,
+    },
+    /// An element type this converter does not read.
+    #[error("tensor {tensor} has dtype {dtype}; sqale reads bf16, f16 and f32 checkpoints")]
+    Dtype {
+        /// The tensor.
+        tensor: String,
+        /// Its dtype.
+        dtype: String,
+    },
+    /// The tokenizer is not one this converter knows.
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+    /// llama.cpp's quantiser failed.
+    #[error("quantisation failed: {0}")]
+    Quantize(String),
+}
+
+/// Output types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutType {
+    /// Unquantised.
+    Float(GgmlType),
+    /// Quantised by llama.cpp from a bf16 intermediate.
+    Quant(QuantType),
+}
+
+impl std::str::FromStr for OutType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "f32" => Ok(OutType::Float(GgmlType::F32)),
+            "f16" => Ok(OutType::Float(GgmlType::F16)),
+            "bf16" => Ok(OutType::Float(GgmlType::Bf16)),
+            other => other.parse::<QuantType>().map(OutType::Quant),
+        }
+    }
+}
+
+impl std::fmt::Display for OutType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutType::Float(GgmlType::F32) => f.write_str("f32"),
+            OutType::Float(GgmlType::F16) => f.write_str("f16"),
+            OutType::Float(GgmlType::Bf16) => f.write_str("bf16"),
+            OutType::Quant(q) => write!(f, "{q}"),
+        }
+    }
+}
+
+/// Conversion settings.
+#[derive(Debug, Clone)]
+pub struct ConvertOptions {
+    /// Output type.
+    pub out_type: OutType,
+    /// `general.name` (default: the folder's name).
+    pub name: Option<String>,
+    /// `general.source.huggingface.repository`, when known.
+    pub repo: Option<String>,
+    /// Threads for quantisation (default: all).
+    pub threads: Option<i32>,
+}
+
+/// Progress of a conversion.
+#[derive(Debug, Clone)]
+pub enum Progress<'a> {
+    /// Tensor `index` of `total` was written.
+    Tensor {
+        /// 0-based.
+        index: usize,
+        /// Tensors in all.
+        total: usize,
+        /// Its GGUF name.
+        name: &'a str,
+    },
+    /// Quantisation reached tensor `index` of `total`.
+    Quantize {
+        /// 1-based.
+        index: usize,
+        /// Tensors in all.
+        total: usize,
+    },
+}
+
+/// What a conversion did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// The output file.
+    pub output: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Tensors written.
+    pub tensors: usize,
+    /// Checkpoint tensors left out (vision tower, MTP head).
+    pub dropped: usize,
+    /// The hyperparameters.
+    pub hparams: Hparams,
+    /// Seconds spent writing the unquantised file.
+    pub convert_seconds: f64,
+    /// Seconds spent quantising (0 for float outputs).
+    pub quantize_seconds: f64,
+}
+
+fn to_f32(bytes: &[u8], dtype: Dtype) -> Vec<f32> {
+    match dtype {
+        Dtype::F32 => bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+        Dtype::BF16 => bytes.chunks_exact(2).map(|b| bf16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect(),
+        Dtype::F16 => bytes.chunks_exact(2).map(|b| f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect(),
+        _ => unreachable!("dtypes are checked before writing"),
+    }
+}
+
+fn encode(values: &[f32], ty: GgmlType, out: &mut Vec<u8>) {
+    out.clear();
+    match ty {
+        GgmlType::F32 => values.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        GgmlType::F16 => values.iter().for_each(|v| out.extend_from_slice(&f16::from_f32(*v).to_le_bytes())),
+        GgmlType::Bf16 => values.iter().for_each(|v| out.extend_from_slice(&bf16::from_f32(*v).to_le_bytes())),
+    }
+}
+
+/// Converts `bytes` of `dtype` to `ty`, in chunks, straight into `w` (no whole-tensor copy).
+fn stream_convert(bytes: &[u8], dtype: Dtype, ty: GgmlType, w: &mut dyn Write) -> std::io::Result<()> {
+    let same = matches!((dtype, ty), (Dtype::F32, GgmlType::F32) | (Dtype::F16, GgmlType::F16) | (Dtype::BF16, GgmlType::Bf16));
+    if same {
+        return w.write_all(bytes);
+    }
+    let elem = dtype.bitsize() / 8;
+    let mut buf = Vec::new();
+    for chunk in bytes.chunks(elem * (1 << 16)) {
+        encode(&to_f32(chunk, dtype), ty, &mut buf);
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// Reads `README.md`'s YAML front matter for a key (`license: apache-2.0`).
+fn front_matter(dir: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("README.md")).ok()?;
+    let body = text.strip_prefix("---")?;
+    let end = body.find("\n---")?;
+    body[..end].lines().find_map(|l| {
+        let v = l.strip_prefix(key)?.strip_prefix(':')?.trim().trim_matches('"');
+        (!v.is_empty()).then(|| v.to_string())
+    })
+}
+
+fn general_metadata(ck: &Checkpoint, opts: &ConvertOptions, file_type: u32) -> Vec<(String, Gv)> {
+    let name = opts
+        .name
+        .clone()
+        .or_else(|| ck.dir.canonicalize().ok()?.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "qwen3.5".into());
+    let mut md = vec![
+        ("general.architecture".to_string(), Gv::Str("qwen35".into())),
+        ("general.type".to_string(), Gv::Str("model".into())),
+        ("general.name".to_string(), Gv::Str(name)),
+        ("general.file_type".to_string(), Gv::U32(file_type)),
+        ("general.quantization_version".to_string(), Gv::U32(2)),
+    ];
+    if let Some(l) = front_matter(&ck.dir, "license") {
+        md.push(("general.license".into(), Gv::Str(l)));
+    }
+    if let Some(b) = front_matter(&ck.dir, "base_model") {
+        md.push(("general.base_model.count".into(), Gv::U32(1)));
+        md.push(("general.base_model.0.repo_url".into(), Gv::Str(format!("https://huggingface.co/{b}"))));
+        md.push(("general.base_model.0.name".into(), Gv::Str(b)));
+    }
+    if let Some(r) = &opts.repo {
+        md.push(("general.source.huggingface.repository".into(), Gv::Str(r.clone())));
+    }
+    if let Some(g) = &ck.generation_config {
+        if let Some(t) = g.get("temperature").and_then(serde_json::Value::as_f64) {
+            md.push(("general.sampling.temp".into(), Gv::F32(t as f32)));
+        }
+        if let Some(p) = g.get("top_p").and_then(serde_json::Value::as_f64) {
+            md.push(("general.sampling.top_p".into(), Gv::F32(p as f32)));
+        }
+        if let Some(k) = g.get("top_k").and_then(serde_json::Value::as_i64) {
+            md.push(("general.sampling.top_k".into(), Gv::I32(k as i32)));
+        }
+    }
+    md
+}
+
+/// Writes the unquantised GGUF of `ck` to `out`.
+fn write_float(
+    ck: &Checkpoint,
+    h: &Hparams,
+    out: &Path,
+    ty: GgmlType,
+    opts: &ConvertOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(u64, usize, usize), ConvertError> {
+    let (plan, dropped) = qwen35::plan(ck, h, ty)?;
+    for p in &plan {
+        let dtype = ck.tensors[&p.source].dtype;
+        if !matches!(dtype, Dtype::BF16 | Dtype::F16 | Dtype::F32) {
+            return Err(ConvertError::Dtype {
+                tensor: p.source.clone(),
+                dtype: format!("{dtype:?}"),
+            });
+        }
+    }
+    let file_type = match ty {
+        GgmlType::F32 => 0,
+        GgmlType::F16 => 1,
+        GgmlType::Bf16 => 32,
+    };
+    let mut md = general_metadata(ck, opts, file_type);
+    md.extend(h.metadata());
+    md.extend(tokenizer::metadata(ck, h.vocab)?);
+    let infos: Vec<gguf::TensorInfo> = plan.iter().map(|p| p.info.clone()).collect();
+    let total = plan.len();
+    let mut buf = Vec::new();
+    let bytes = gguf::write(
+        out,
+        &md,
+        &infos,
+        |i, w| -> std::io::Result<()> {
+            let p = &plan[i];
+            let src = &ck.tensors[&p.source];
+            let data = ck.bytes(src);
+            if p.transform == Transform::None && p.reorder.is_none() {
+                stream_convert(data, src.dtype, p.info.ty, w)?;
+            } else {
+                let mut v = to_f32(data, src.dtype);
+                match p.transform {
+                    Transform::None => {}
+                    Transform::AddOne => v.iter_mut().for_each(|x| *x += 1.0),
+                    Transform::NegExp => v.iter_mut().for_each(|x| *x = -x.exp()),
+                }
+                if let Some(r) = p.reorder {
+                    // Rows of a matrix; a vector is a column of one-element rows.
+                    let ncols = if p.info.ne.len() == 1 { 1 } else { p.info.ne[0] as usize };
+                    r.apply(&mut v, ncols);
+                }
+                encode(&v, p.info.ty, &mut buf);
+                w.write_all(&buf)?;
+            }
+            ck.release(src);
+            Ok(())
+        },
+        |i| progress(Progress::Tensor { index: i, total, name: &plan[i].info.name }),
+    )
+    .map_err(|e| match e {
+        gguf::WriteError::Io(source) | gguf::WriteError::Data(source) => ConvertError::Io { path: out.to_path_buf(), source },
+        other => ConvertError::Io { path: out.to_path_buf(), source: std::io::Error::other(other.to_string()) },
+    })?;
+    Ok((bytes, plan.len(), dropped.len()))
+}
+
+/// Converts the checkpoint in `dir` to a GGUF at `out` (written to a temporary file and renamed:
+/// a failed or interrupted conversion leaves nothing behind).
+pub fn convert(
+    dir: &Path,
+    out: &Path,
+    opts: &ConvertOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Report, ConvertError> {
+    let ck = Checkpoint::open(dir)?;
+    let h = Hparams::from_checkpoint(&ck)?;
+    let started = Instant::now();
+    match opts.out_type {
+        OutType::Float(ty) => {
+            let (bytes, tensors, dropped) = write_float(&ck, &h, out, ty, opts, progress)?;
+            Ok(Report {
+                output: out.to_path_buf(),
+                bytes,
+                tensors,
+                dropped,
+                hparams: h,
+                convert_seconds: started.elapsed().as_secs_f64(),
+                quantize_seconds: 0.0,
+            })
+        }
+        OutType::Quant(q) => {
+            // bf16 is lossless for bf16 checkpoints; the quantiser reads it.
+            let dir_out = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let intermediate = tempfile::Builder::new()
+                .prefix(".sqale-bf16-")
+                .suffix(".gguf")
+                .tempfile_in(dir_out)
+                .map_err(|e| ConvertError::Io { path: dir_out.to_path_buf(), source: e })?
+                .into_temp_path();
+            let (_, tensors, dropped) = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
+            let convert_seconds = started.elapsed().as_secs_f64();
+            drop(ck);
+            let t = Instant::now();
+            let bytes = quantize(&intermediate, out, q, opts.threads, &mut |index, total| {
+                progress(Progress::Quantize { index, total })
+            })?;
+            Ok(Report {
+                output: out.to_path_buf(),
+                bytes,
+                tensors,
+                dropped,
+                hparams: h,
+                convert_seconds,
+                quantize_seconds: t.elapsed().as_secs_f64(),
+            })
+        }
+    }
+}

@@ -35,6 +35,9 @@ pub struct BenchArgs {
     /// Database for the episode (default: the demo database).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Token budget of the episode.
+    #[arg(long, default_value_t = 12_288)]
+    max_episode_tokens: usize,
     /// Seed for the episode.
     #[arg(long, default_value_t = 1)]
     seed: u32,
@@ -133,6 +136,7 @@ fn episode_bench(engine: Engine<'_>, args: &BenchArgs) -> anyhow::Result<serde_j
     let db = super::db_or_demo(args.db.clone())?;
     let settings = Settings {
         seed: args.seed,
+        max_episode_tokens: args.max_episode_tokens,
         ..Settings::default()
     };
     let mut agent = Agent::new(engine, settings);

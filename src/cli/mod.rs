@@ -2,6 +2,7 @@
 
 mod ask;
 mod bench;
+mod convert;
 mod tools;
 mod trace;
 
@@ -25,6 +26,12 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Measure prefill and decode speed, and what the prompt cache saves in an episode.
     Bench(bench::BenchArgs),
+    /// Convert a Qwen3.5 safetensors checkpoint to a text-only GGUF (and quantise it).
+    Convert(convert::ConvertArgs),
+    /// Quantise a GGUF with llama.cpp's quantiser.
+    Quantize(convert::QuantizeArgs),
+    /// Write a synthetic Qwen3.5 checkpoint with random weights.
+    Synth(convert::SynthArgs),
 }
 
 /// Model and sampling flags shared by the commands that run a model.
@@ -97,6 +104,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ask(a) => ask::run(a),
         Command::Tools(a) => tools::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Convert(a) => convert::convert(a),
+        Command::Quantize(a) => convert::quantize(a),
+        Command::Synth(a) => convert::synth(a),
     }
 }
 

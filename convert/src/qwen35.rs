@@ -1,0 +1,348 @@
+//! The mapping from a Hugging Face Qwen3.5 checkpoint to llama.cpp's `qwen35` GGUF: the
+//! hyperparameters, every tensor's name, shape and transformation.
+//!
+//! Ground truth: llama.cpp's loader (`src/models/qwen35.cpp`, `src/llama-model.cpp`,
+//! `src/llama-arch.cpp` in the tree llama-cpp-sys-2 builds); llama.cpp's `conversion/qwen.py`
+//! documents the same facts. In short:
+//! - HF RMSNorm computes `x·(1+w)`, llama.cpp `x·w`: every norm gets +1, except the gated norm of
+//!   the linear-attention block (`linear_attn.norm`), which HF already applies as `x·w`;
+//! - `A_log` is stored as `ssm_a = -exp(A_log)`; `dt_bias` becomes `ssm_dt.bias`;
+//! - the depthwise conv kernel `[C, 1, K]` is squeezed to `[C, K]`;
+//! - llama.cpp broadcasts key heads to value heads by tiling, HF by grouping, so when the two
+//!   counts differ the value heads are reordered (rows of the V part of `in_proj_qkv`, of
+//!   `in_proj_z`, `in_proj_b`, `in_proj_a`, the conv channels, `A_log`, `dt_bias`; columns of
+//!   `out_proj`);
+//! - norms, `ssm_a`, `ssm_dt.bias` and `ssm_conv1d` must be F32 (CPU kernels assert it);
+//! - the vision tower (`visual.*`) and the multi-token-prediction head (`mtp.*`) are dropped, and
+//!   no other tensor may be in the file: the loader rejects extras.
+
+use serde_json::Value;
+
+use crate::checkpoint::Checkpoint;
+use crate::gguf::{GgmlType, TensorInfo, Value as Gv};
+use crate::ConvertError;
+
+/// Architectures this module converts.
+pub const ARCHITECTURES: &[&str] = &["Qwen3_5ForConditionalGeneration", "Qwen3_5ForCausalLM"];
+
+/// The text model's dimensions, read from `config.json`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hparams {
+    pub hidden: usize,
+    pub layers: usize,
+    pub ffn: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub head_dim: usize,
+    pub lin_k_heads: usize,
+    pub lin_v_heads: usize,
+    pub lin_k_dim: usize,
+    pub lin_v_dim: usize,
+    pub conv_kernel: usize,
+    pub vocab: usize,
+    pub context: usize,
+    pub rope_theta: f32,
+    pub rope_dims: usize,
+    pub mrope_sections: [i32; 4],
+    pub rms_eps: f32,
+    /// Per layer: true for linear attention (recurrent), false for full attention.
+    pub recurrent: Vec<bool>,
+}
+
+fn field<'a>(ck: &'a Checkpoint, key: &str) -> Option<&'a Value> {
+    ck.hparam(key)
+        .or_else(|| ck.hparam("rope_parameters").and_then(|r| r.get(key)))
+        .or_else(|| ck.hparam("rope_scaling").and_then(|r| r.get(key)))
+}
+
+fn usize_field(ck: &Checkpoint, key: &str) -> Result<usize, ConvertError> {
+    field(ck, key)
+        .and_then(Value::as_u64)
+        .map(|v| v as usize)
+        .ok_or_else(|| ConvertError::Config(format!("config.json has no integer `{key}` (looked in text_config and at the top level)")))
+}
+
+impl Hparams {
+    /// Reads the hyperparameters, refusing an architecture other than Qwen3.5.
+    pub fn from_checkpoint(ck: &Checkpoint) -> Result<Self, ConvertError> {
+        if !ARCHITECTURES.contains(&ck.architecture.as_str()) {
+            return Err(ConvertError::Architecture(ck.architecture.clone()));
+        }
+        let layers = usize_field(ck, "num_hidden_layers")?;
+        let head_dim = usize_field(ck, "head_dim")?;
+        let partial = field(ck, "partial_rotary_factor").and_then(Value::as_f64).unwrap_or(0.25);
+        let mut mrope = [11, 11, 10, 0];
+        if let Some(sections) = field(ck, "mrope_section").and_then(Value::as_array) {
+            if sections.len() > 4 {
+                return Err(ConvertError::Config(format!("mrope_section has {} entries; at most 4 are supported", sections.len())));
+            }
+            mrope = [0; 4];
+            for (i, s) in sections.iter().enumerate() {
+                mrope[i] = s.as_i64().ok_or_else(|| ConvertError::Config("mrope_section must hold integers".into()))? as i32;
+            }
+        }
+        let recurrent = match ck.hparam("layer_types").and_then(Value::as_array) {
+            Some(types) => {
+                if types.len() != layers {
+                    return Err(ConvertError::Config(format!("layer_types has {} entries for {layers} layers", types.len())));
+                }
+                types
+                    .iter()
+                    .map(|t| match t.as_str() {
+                        Some("linear_attention") => Ok(true),
+                        Some("full_attention") => Ok(false),
+                        other => Err(ConvertError::Config(format!("unknown layer type {other:?} in layer_types"))),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => {
+                let interval = field(ck, "full_attention_interval").and_then(Value::as_u64).unwrap_or(4) as usize;
+                (0..layers).map(|i| (i + 1) % interval.max(1) != 0).collect()
+            }
+        };
+        let h = Hparams {
+            hidden: usize_field(ck, "hidden_size")?,
+            layers,
+            ffn: usize_field(ck, "intermediate_size")?,
+            heads: usize_field(ck, "num_attention_heads")?,
+            kv_heads: usize_field(ck, "num_key_value_heads")?,
+            head_dim,
+            lin_k_heads: usize_field(ck, "linear_num_key_heads")?,
+            lin_v_heads: usize_field(ck, "linear_num_value_heads")?,
+            lin_k_dim: usize_field(ck, "linear_key_head_dim")?,
+            lin_v_dim: usize_field(ck, "linear_value_head_dim")?,
+            conv_kernel: usize_field(ck, "linear_conv_kernel_dim")?,
+            vocab: usize_field(ck, "vocab_size")?,
+            context: field(ck, "max_position_embeddings").and_then(Value::as_u64).unwrap_or(262_144) as usize,
+            rope_theta: field(ck, "rope_theta").and_then(Value::as_f64).unwrap_or(10_000_000.0) as f32,
+            rope_dims: (head_dim as f64 * partial) as usize,
+            mrope_sections: mrope,
+            rms_eps: field(ck, "rms_norm_eps").and_then(Value::as_f64).unwrap_or(1e-6) as f32,
+            recurrent,
+        };
+        if h.lin_k_dim != h.lin_v_dim {
+            return Err(ConvertError::Config(format!(
+                "linear_key_head_dim {} != linear_value_head_dim {}: llama.cpp's qwen35 needs them equal",
+                h.lin_k_dim, h.lin_v_dim
+            )));
+        }
+        if h.lin_k_heads == 0 || h.lin_v_heads % h.lin_k_heads != 0 {
+            return Err(ConvertError::Config(format!(
+                "linear_num_value_heads {} is not a multiple of linear_num_key_heads {}",
+                h.lin_v_heads, h.lin_k_heads
+            )));
+        }
+        Ok(h)
+    }
+
+    fn key_dim(&self) -> usize {
+        self.lin_k_heads * self.lin_k_dim
+    }
+    fn value_dim(&self) -> usize {
+        self.lin_v_heads * self.lin_v_dim
+    }
+    fn conv_dim(&self) -> usize {
+        2 * self.key_dim() + self.value_dim()
+    }
+
+    /// The `qwen35.*` metadata.
+    pub fn metadata(&self) -> Vec<(String, Gv)> {
+        let k = |s: &str| format!("qwen35.{s}");
+        let u = |v: usize| Gv::U32(v as u32);
+        vec![
+            (k("context_length"), u(self.context)),
+            (k("embedding_length"), u(self.hidden)),
+            (k("block_count"), u(self.layers)),
+            (k("feed_forward_length"), u(self.ffn)),
+            (k("attention.head_count"), u(self.heads)),
+            (k("attention.head_count_kv"), u(self.kv_heads)),
+            (k("attention.key_length"), u(self.head_dim)),
+            (k("attention.value_length"), u(self.head_dim)),
+            (k("attention.layer_norm_rms_epsilon"), Gv::F32(self.rms_eps)),
+            (k("rope.freq_base"), Gv::F32(self.rope_theta)),
+            (k("rope.dimension_count"), u(self.rope_dims)),
+            (k("rope.dimension_sections"), Gv::I32Array(self.mrope_sections.to_vec())),
+            (k("ssm.conv_kernel"), u(self.conv_kernel)),
+            (k("ssm.state_size"), u(self.lin_k_dim)),
+            (k("ssm.group_count"), u(self.lin_k_heads)),
+            (k("ssm.time_step_rank"), u(self.lin_v_heads)),
+            (k("ssm.inner_size"), u(self.value_dim())),
+            (k("attention.recurrent_layers"), Gv::BoolArray(self.recurrent.clone())),
+        ]
+    }
+}
+
+/// How a tensor's values change on the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transform {
+    /// Bytes converted, values unchanged.
+    None,
+    /// `w + 1` (RMSNorm weights).
+    AddOne,
+    /// `-exp(w)` (`A_log` → `ssm_a`).
+    NegExp,
+}
+
+/// A value-head reorder (see the module docs): along rows (`cols == false`) or columns, over
+/// `nv·h` entries starting at `start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reorder {
+    pub cols: bool,
+    pub start: usize,
+    pub nk: usize,
+    pub nv: usize,
+    pub h: usize,
+}
+
+impl Reorder {
+    /// Applies the reorder to `data`, a row-major matrix with `ncols` columns.
+    pub fn apply(&self, data: &mut [f32], ncols: usize) {
+        let r = self.nv / self.nk;
+        let len = self.nv * self.h;
+        let map = |new: usize| {
+            // new = (j*nk + g)*h + d  ←  old = (g*r + j)*h + d
+            let (head, d) = (new / self.h, new % self.h);
+            let (j, g) = (head / self.nk, head % self.nk);
+            (g * r + j) * self.h + d
+        };
+        if self.cols {
+            let mut tmp = vec![0f32; len];
+            for row in data.chunks_mut(ncols) {
+                let seg = &mut row[self.start..self.start + len];
+                for (new, t) in tmp.iter_mut().enumerate() {
+                    *t = seg[map(new)];
+                }
+                seg.copy_from_slice(&tmp);
+            }
+        } else {
+            let seg = &mut data[self.start * ncols..(self.start + len) * ncols];
+            let old = seg.to_vec();
+            for new in 0..len {
+                let o = map(new);
+                seg[new * ncols..(new + 1) * ncols].copy_from_slice(&old[o * ncols..(o + 1) * ncols]);
+            }
+        }
+    }
+}
+
+/// One tensor of the output file and where it comes from.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// Name, shape and type in the GGUF.
+    pub info: TensorInfo,
+    /// Name in the checkpoint.
+    pub source: String,
+    /// Value transformation.
+    pub transform: Transform,
+    /// Value-head reorder, when key and value head counts differ.
+    pub reorder: Option<Reorder>,
+}
+
+/// Plans every output tensor, checking that each source exists with the shape the config
+/// implies. `out` is the type of the large matrices; small and precision-critical tensors are
+/// F32 whatever `out` is.
+pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>, Vec<String>), ConvertError> {
+    let lm = if ck.tensors.keys().any(|k| k.starts_with("model.language_model.")) {
+        "model.language_model."
+    } else {
+        "model."
+    };
+    let mut plan = Vec::new();
+    let add = |plan: &mut Vec<Planned>, src: String, hf_shape: Vec<usize>, name: String, ty: GgmlType, transform: Transform, reorder: Option<Reorder>, squeeze: bool| -> Result<(), ConvertError> {
+        let t = ck.tensors.get(&src).ok_or_else(|| ConvertError::MissingTensor(src.clone()))?;
+        let actual = if squeeze {
+            t.shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>()
+        } else {
+            t.shape.clone()
+        };
+        if actual != hf_shape {
+            return Err(ConvertError::Shape {
+                tensor: src,
+                actual: t.shape.clone(),
+                expected: hf_shape,
+            });
+        }
+        plan.push(Planned {
+            info: TensorInfo {
+                name,
+                ne: hf_shape.iter().rev().map(|&d| d as u64).collect(),
+                ty,
+            },
+            source: src,
+            transform,
+            reorder,
+        });
+        Ok(())
+    };
+    let f32_ = GgmlType::F32;
+    let (e, v) = (h.hidden, h.vocab);
+    add(&mut plan, format!("{lm}embed_tokens.weight"), vec![v, e], "token_embd.weight".into(), out, Transform::None, None, false)?;
+    let reorder_needed = h.lin_k_heads != h.lin_v_heads;
+    let ro = |cols: bool, start: usize, hsize: usize| {
+        reorder_needed.then_some(Reorder { cols, start, nk: h.lin_k_heads, nv: h.lin_v_heads, h: hsize })
+    };
+    for i in 0..h.layers {
+        let p = format!("{lm}layers.{i}.");
+        let b = format!("blk.{i}.");
+        add(&mut plan, format!("{p}input_layernorm.weight"), vec![e], format!("{b}attn_norm.weight"), f32_, Transform::AddOne, None, false)?;
+        if h.recurrent[i] {
+            let la = format!("{p}linear_attn.");
+            let (kd, vd, cd, nv) = (h.key_dim(), h.value_dim(), h.conv_dim(), h.lin_v_heads);
+            add(&mut plan, format!("{la}in_proj_qkv.weight"), vec![cd, e], format!("{b}attn_qkv.weight"), out, Transform::None, ro(false, 2 * kd, h.lin_v_dim), false)?;
+            add(&mut plan, format!("{la}in_proj_z.weight"), vec![vd, e], format!("{b}attn_gate.weight"), out, Transform::None, ro(false, 0, h.lin_v_dim), false)?;
+            add(&mut plan, format!("{la}in_proj_b.weight"), vec![nv, e], format!("{b}ssm_beta.weight"), out, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}in_proj_a.weight"), vec![nv, e], format!("{b}ssm_alpha.weight"), out, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}conv1d.weight"), vec![cd, h.conv_kernel], format!("{b}ssm_conv1d.weight"), f32_, Transform::None, ro(false, 2 * kd, h.lin_v_dim), true)?;
+            add(&mut plan, format!("{la}dt_bias"), vec![nv], format!("{b}ssm_dt.bias"), f32_, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}A_log"), vec![nv], format!("{b}ssm_a"), f32_, Transform::NegExp, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}norm.weight"), vec![h.lin_v_dim], format!("{b}ssm_norm.weight"), f32_, Transform::None, None, false)?;
+            add(&mut plan, format!("{la}out_proj.weight"), vec![e, vd], format!("{b}ssm_out.weight"), out, Transform::None, ro(true, 0, h.lin_v_dim), false)?;
+        } else {
+            let sa = format!("{p}self_attn.");
+            let (hd, kvd) = (h.heads * h.head_dim, h.kv_heads * h.head_dim);
+            add(&mut plan, format!("{sa}q_proj.weight"), vec![2 * hd, e], format!("{b}attn_q.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}k_proj.weight"), vec![kvd, e], format!("{b}attn_k.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}v_proj.weight"), vec![kvd, e], format!("{b}attn_v.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}o_proj.weight"), vec![e, hd], format!("{b}attn_output.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}q_norm.weight"), vec![h.head_dim], format!("{b}attn_q_norm.weight"), f32_, Transform::AddOne, None, false)?;
+            add(&mut plan, format!("{sa}k_norm.weight"), vec![h.head_dim], format!("{b}attn_k_norm.weight"), f32_, Transform::AddOne, None, false)?;
+        }
+        add(&mut plan, format!("{p}post_attention_layernorm.weight"), vec![e], format!("{b}post_attention_norm.weight"), f32_, Transform::AddOne, None, false)?;
+        add(&mut plan, format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e], format!("{b}ffn_gate.weight"), out, Transform::None, None, false)?;
+        add(&mut plan, format!("{p}mlp.up_proj.weight"), vec![h.ffn, e], format!("{b}ffn_up.weight"), out, Transform::None, None, false)?;
+        add(&mut plan, format!("{p}mlp.down_proj.weight"), vec![e, h.ffn], format!("{b}ffn_down.weight"), out, Transform::None, None, false)?;
+    }
+    add(&mut plan, format!("{lm}norm.weight"), vec![e], "output_norm.weight".into(), f32_, Transform::AddOne, None, false)?;
+    if ck.tensors.contains_key("lm_head.weight") {
+        add(&mut plan, "lm_head.weight".into(), vec![v, e], "output.weight".into(), out, Transform::None, None, false)?;
+    }
+    // Everything else is dropped; report it so nothing disappears silently.
+    let used: std::collections::HashSet<&str> = plan.iter().map(|p| p.source.as_str()).collect();
+    let dropped = ck
+        .tensors
+        .keys()
+        .filter(|k| !used.contains(k.as_str()))
+        .cloned()
+        .collect();
+    Ok((plan, dropped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_head_reorder_tiles_instead_of_grouping() {
+        // nk = 2 key heads, nv = 4 value heads (r = 2), head size 1: HF order is grouped by key
+        // head [g0j0, g0j1, g1j0, g1j1]; llama.cpp wants tiles [j0g0, j0g1, j1g0, j1g1].
+        let ro = Reorder { cols: false, start: 0, nk: 2, nv: 4, h: 1 };
+        let mut rows = vec![0., 1., 2., 3.];
+        ro.apply(&mut rows, 1);
+        assert_eq!(rows, [0., 2., 1., 3.]);
+        // Columns of a 1×(1+4) matrix starting at column 1, head size 1.
+        let ro = Reorder { cols: true, start: 1, nk: 2, nv: 4, h: 1 };
+        let mut m = vec![9., 0., 1., 2., 3.];
+        ro.apply(&mut m, 5);
+        assert_eq!(m, [9., 0., 2., 1., 3.]);
+    }
+}

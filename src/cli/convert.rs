@@ -1,0 +1,163 @@
+//! `sqale convert`, `sqale quantize`, `sqale synth`: checkpoints to GGUF, with progress bars.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use sqale_convert::synth::Preset;
+use sqale_convert::{ConvertOptions, OutType, Progress, QuantType};
+
+fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>10} [{bar:40}] {pos}/{len} {wide_msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// Arguments of `sqale convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Checkpoint folder (config.json, *.safetensors, tokenizer.json, ...).
+    checkpoint: PathBuf,
+    /// Output type: f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, q3_k_m.
+    #[arg(long = "type", default_value = "q4_k_m")]
+    out_type: String,
+    /// Output file.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// general.name in the file (default: the folder's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Threads for quantisation.
+    #[arg(long, short = 't')]
+    threads: Option<i32>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
+    let out_type: OutType = args.out_type.parse().map_err(anyhow::Error::msg)?;
+    let opts = ConvertOptions { out_type, name: args.name, repo: None, threads: args.threads };
+    let report = run_convert(&args.checkpoint, &args.output, &opts, args.json)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "wrote {} ({}, {:.1} MB, {} tensors, {} dropped) in {:.1} s{}",
+            report.output.display(),
+            out_type,
+            report.bytes as f64 / 1e6,
+            report.tensors,
+            report.dropped,
+            report.convert_seconds + report.quantize_seconds,
+            if report.quantize_seconds > 0.0 { format!(" ({:.1} s quantising)", report.quantize_seconds) } else { String::new() }
+        );
+    }
+    Ok(())
+}
+
+/// Converts with progress bars (hidden when `quiet`).
+pub fn run_convert(
+    checkpoint: &std::path::Path,
+    output: &std::path::Path,
+    opts: &ConvertOptions,
+    quiet: bool,
+) -> anyhow::Result<sqale_convert::Report> {
+    let mut convert_bar: Option<ProgressBar> = None;
+    let mut quant_bar: Option<ProgressBar> = None;
+    let report = sqale_convert::convert(checkpoint, output, opts, &mut |p| match p {
+        Progress::Tensor { index, total, name } => {
+            let pb = convert_bar.get_or_insert_with(|| bar(total as u64, "convert", quiet));
+            pb.set_position(index as u64 + 1);
+            pb.set_message(name.to_string());
+        }
+        Progress::Quantize { index, total } => {
+            if let Some(pb) = convert_bar.take() {
+                pb.finish_and_clear();
+            }
+            let pb = quant_bar.get_or_insert_with(|| bar(total as u64, "quantise", quiet));
+            pb.set_position(index as u64);
+        }
+    })
+    .with_context(|| format!("converting {}", checkpoint.display()))?;
+    for pb in [convert_bar, quant_bar].into_iter().flatten() {
+        pb.finish_and_clear();
+    }
+    Ok(report)
+}
+
+/// Arguments of `sqale quantize`.
+#[derive(Args, Debug)]
+pub struct QuantizeArgs {
+    /// Input GGUF (f32, f16 or bf16).
+    input: PathBuf,
+    /// Output GGUF.
+    output: PathBuf,
+    /// Quantised type: q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, q3_k_m.
+    #[arg(long = "type", default_value = "q4_k_m")]
+    out_type: String,
+    /// Threads.
+    #[arg(long, short = 't')]
+    threads: Option<i32>,
+}
+
+pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
+    let ty: QuantType = args.out_type.parse().map_err(anyhow::Error::msg)?;
+    let mut pb: Option<ProgressBar> = None;
+    let t = std::time::Instant::now();
+    let bytes = sqale_convert::quantize(&args.input, &args.output, ty, args.threads, &mut |i, n| {
+        pb.get_or_insert_with(|| bar(n as u64, "quantise", false)).set_position(i as u64);
+    })?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    println!("wrote {} ({ty}, {:.1} MB) in {:.1} s", args.output.display(), bytes as f64 / 1e6, t.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Arguments of `sqale synth`.
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Dimensions: qwen3.5-2b (the real model's) or tiny.
+    #[arg(long, default_value = "qwen3.5-2b")]
+    preset: String,
+    /// Folder holding the tokenizer.json (and tokenizer_config.json) to ship with it.
+    #[arg(long)]
+    tokenizer: PathBuf,
+    /// Untied output head (lm_head.weight).
+    #[arg(long)]
+    untied: bool,
+    /// Largest shard in MB.
+    #[arg(long, default_value_t = 2000)]
+    shard_mb: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output folder.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
+    let mut preset = Preset::by_name(&args.preset)
+        .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b or tiny", args.preset))?;
+    preset.tied = !args.untied;
+    let mut pb: Option<ProgressBar> = None;
+    let bytes = sqale_convert::synth::write_checkpoint(&args.output, &preset, &args.tokenizer, args.shard_mb << 20, args.seed, &mut |i, n| {
+        pb.get_or_insert_with(|| bar(n as u64, "shards", false)).set_position(i as u64);
+    })?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    println!("wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)", args.preset, args.output.display(), bytes as f64 / 1e9);
+    Ok(())
+}
