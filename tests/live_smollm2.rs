@@ -92,94 +92,27 @@ fn live_episodes_over_a_second_database() {
     live_episodes_over(dir.path(), &db, "Which member borrowed the most books?");
 }
 
-fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
-}
-
-fn argmax(a: &[f32]) -> usize {
-    a.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).map(|(i, _)| i).unwrap()
-}
-
-fn range(a: &[f32]) -> f32 {
-    a.iter().copied().fold(f32::MIN, f32::max) - a.iter().copied().fold(f32::MAX, f32::min)
-}
-
-/// One conversation decoded incrementally, recording where each decode call began, so that a
-/// fresh context can replay the same calls.
-fn incremental_conversation(engine: &mut Engine<'_>, seed: u32) -> Vec<(usize, bool)> {
-    let prompt = Prompt::default();
-    let mut cuts = Vec::new();
-    engine.begin(&prompt.shared_prefix(), seed).unwrap();
-    cuts.push((engine.tokens().len(), false));
-    engine.append(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap()), usize::MAX).unwrap();
-    cuts.push((engine.tokens().len(), false));
-    engine.complete(24, &mut |_| {}).unwrap();
-    cuts.push((engine.tokens().len(), true));
-    engine.append(&sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None), usize::MAX).unwrap();
-    cuts.push((engine.tokens().len(), false));
-    engine.complete(16, &mut |_| {}).unwrap();
-    cuts.push((engine.tokens().len(), true));
-    engine.append("<|im_end|>\n<|im_start|>user\nTool result:\n1 row<|im_end|>\n", usize::MAX).unwrap();
-    cuts.push((engine.tokens().len(), false));
-    cuts
-}
-
-/// Cache correctness: the logits after turns decoded incrementally (the system prompt restored
-/// from its snapshot, appended turns, sampled tokens) equal the logits of the same token
-/// sequence decoded from scratch in a fresh context, call for call.
-///
-/// "Call for call" matters: llama.cpp's CPU kernels take a different path for a one-token batch
-/// than for a long one, so the same sequence decoded in one batch differs by rounding (see the
-/// next test). Replaying the same batch shapes isolates what this test is about: the state the
-/// engine carries between turns and restores between episodes.
-#[test]
-fn incremental_decoding_equals_decoding_from_scratch() {
-    let _g = lock();
-    let model = model();
-    let mut inc = Engine::new(&model, options()).unwrap();
-    for round in 0..2 {
-        let cuts = incremental_conversation(&mut inc, 3);
-        let c = inc.counters();
-        assert_eq!(c.decoded_tokens + c.reused_tokens, c.context_tokens, "each token decoded once");
-        if round == 1 {
-            assert!(c.reused_tokens > 0, "round 2 restores the prefix snapshot");
-        }
-        let tokens = inc.tokens().to_vec();
-        let logits = inc.logits().to_vec();
-        let mut fresh = Engine::new(&model, options()).unwrap();
-        let mut pos = 0;
-        for (end, generated) in cuts {
-            if generated {
-                for t in &tokens[pos..end] {
-                    fresh.decode(std::slice::from_ref(t)).unwrap();
-                }
-            } else {
-                fresh.decode(&tokens[pos..end]).unwrap();
-            }
-            pos = end;
-        }
-        let scratch = fresh.logits();
-        assert_eq!(scratch.len(), logits.len());
-        let diff = max_abs_diff(&logits, scratch);
-        assert!(diff <= 1e-5 * range(scratch), "round {round}: max |Δlogit| {diff} over range {}", range(scratch));
-    }
-}
-
 /// The same sequence decoded in one batch: equal up to the rounding of a different kernel path.
 /// Measured on SmolLM2 Q4_1: max |Δlogit| 0.43–0.63 at a logit range of about 40; the bound
 /// below is twice that, and the most likely next token must agree.
+#[test]
+fn incremental_decoding_equals_decoding_from_scratch() {
+    let _g = lock();
+    common::check_incremental_equals_scratch(&model(), options());
+}
+
 #[test]
 fn incremental_decoding_matches_a_single_batch_up_to_kernel_rounding() {
     let _g = lock();
     let model = model();
     let mut inc = Engine::new(&model, options()).unwrap();
-    incremental_conversation(&mut inc, 5);
+    common::incremental_conversation(&mut inc, 5);
     let mut fresh = Engine::new(&model, EngineOptions { batch: 4096, ..options() }).unwrap();
     fresh.decode(inc.tokens()).unwrap();
     let (a, b) = (inc.logits(), fresh.logits());
-    let diff = max_abs_diff(a, b);
-    assert!(diff <= 0.03 * range(b), "max |Δlogit| {diff} over range {}", range(b));
-    assert_eq!(argmax(a), argmax(b));
+    let diff = common::max_abs_diff(a, b);
+    assert!(diff <= 0.03 * common::range(b), "max |Δlogit| {diff} over range {}", common::range(b));
+    assert_eq!(common::argmax(a), common::argmax(b));
 }
 
 #[test]

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+use sqale::engine::{Engine, EngineOptions, Model};
+use sqale::generate::Generator;
+use sqale::prompt::Prompt;
 
 /// The test model that `.ci/fetch-models` puts in place. Tests that need it fail (not skip)
 /// without it, saying how to fetch it.
@@ -57,3 +60,77 @@ line'), (NULL);",
     drop(conn);
     path
 }
+
+/// Largest |a - b|.
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// Index of the largest value.
+pub fn argmax(a: &[f32]) -> usize {
+    a.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).map(|(i, _)| i).unwrap()
+}
+
+/// max - min.
+pub fn range(a: &[f32]) -> f32 {
+    a.iter().copied().fold(f32::MIN, f32::max) - a.iter().copied().fold(f32::MAX, f32::min)
+}
+
+/// One conversation decoded incrementally, recording where each decode call began, so that a
+/// fresh context can replay the same calls.
+pub fn incremental_conversation(engine: &mut Engine<'_>, seed: u32) -> Vec<(usize, bool)> {
+    let prompt = Prompt::default();
+    let mut cuts = Vec::new();
+    engine.begin(&prompt.shared_prefix(), seed).unwrap();
+    cuts.push((engine.tokens().len(), false));
+    engine.append(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap()), usize::MAX).unwrap();
+    cuts.push((engine.tokens().len(), false));
+    engine.complete(24, &mut |_| {}).unwrap();
+    cuts.push((engine.tokens().len(), true));
+    engine.append(&sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None), usize::MAX).unwrap();
+    cuts.push((engine.tokens().len(), false));
+    engine.complete(16, &mut |_| {}).unwrap();
+    cuts.push((engine.tokens().len(), true));
+    engine.append("<|im_end|>\n<|im_start|>user\nTool result:\n1 row<|im_end|>\n", usize::MAX).unwrap();
+    cuts.push((engine.tokens().len(), false));
+    cuts
+}
+
+/// Cache correctness: the logits after turns decoded incrementally (the system prompt restored
+/// from its snapshot, appended turns, sampled tokens) equal the logits of the same token
+/// sequence decoded from scratch in a fresh context, call for call.
+///
+/// "Call for call" matters: llama.cpp's CPU kernels take a different path for a one-token batch
+/// than for a long one, so the same sequence decoded in one batch differs by rounding (measured
+/// in `live_smollm2.rs`). Replaying the same batch shapes isolates what this test is about: the state the
+/// engine carries between turns and restores between episodes.
+pub fn check_incremental_equals_scratch(model: &Model, options: EngineOptions) {
+    let mut inc = Engine::new(model, options.clone()).unwrap();
+    for round in 0..2 {
+        let cuts = incremental_conversation(&mut inc, 3);
+        let c = inc.counters();
+        assert_eq!(c.decoded_tokens + c.reused_tokens, c.context_tokens, "each token decoded once");
+        if round == 1 {
+            assert!(c.reused_tokens > 0, "round 2 restores the prefix snapshot");
+        }
+        let tokens = inc.tokens().to_vec();
+        let logits = inc.logits().to_vec();
+        let mut fresh = Engine::new(model, options.clone()).unwrap();
+        let mut pos = 0;
+        for (end, generated) in cuts {
+            if generated {
+                for t in &tokens[pos..end] {
+                    fresh.decode(std::slice::from_ref(t)).unwrap();
+                }
+            } else {
+                fresh.decode(&tokens[pos..end]).unwrap();
+            }
+            pos = end;
+        }
+        let scratch = fresh.logits();
+        assert_eq!(scratch.len(), logits.len());
+        let diff = max_abs_diff(&logits, scratch);
+        assert!(diff <= 1e-5 * range(scratch), "round {round}: max |Δlogit| {diff} over range {}", range(scratch));
+    }
+}
+
