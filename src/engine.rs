@@ -117,6 +117,10 @@ pub fn gpu_offload_supported() -> bool {
 pub struct Model {
     model: LlamaModel,
     path: PathBuf,
+    /// Qwen tokenizers normalise text to NFC before splitting; llama.cpp ignores normalizers, so
+    /// the engine applies it itself (otherwise decomposed accents in a database's values would
+    /// tokenise differently from training).
+    nfc: bool,
 }
 
 impl Model {
@@ -142,7 +146,9 @@ impl Model {
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;
+        let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
         Ok(Model {
+            nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
             model,
             path: path.to_path_buf(),
         })
@@ -183,6 +189,10 @@ impl Model {
     pub fn tokenize(&self, text: &str, add_bos: bool) -> Vec<LlamaToken> {
         let vocab = self.model.vocab();
         let add = add_bos && vocab.should_add_bos();
+        if self.nfc && !unicode_normalization::is_nfc(text) {
+            let normalized: String = unicode_normalization::UnicodeNormalization::nfc(text).collect();
+            return vocab.tokenize(normalized.as_bytes(), add, true);
+        }
         vocab.tokenize(text.as_bytes(), add, true)
     }
 
