@@ -7,7 +7,8 @@
 //! - [`engine`]: llama.cpp in-process, a conversation as one token sequence decoded once;
 //! - [`generate`]: the generation trait between the two halves, and a scripted test double;
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
-//! - [`agent`]: the episode state machine that ties them together.
+//! - [`agent`]: the episode state machine that ties them together;
+//! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache.
 //!
 //! ```no_run
 //! use sqale::{agent::{Agent, Settings}, engine::{Engine, EngineOptions, Model, ModelOptions}};
@@ -26,5 +27,6 @@ pub mod env;
 pub mod generate;
 pub mod prompt;
 pub mod protocol;
+pub mod pull;
 
 pub use agent::{Agent, EndedBy, Episode, Settings};

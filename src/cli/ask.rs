@@ -46,7 +46,11 @@ pub struct AskArgs {
 
 pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let db = super::db_or_demo(args.db.clone())?;
-    let prompt = match &args.prompt_from {
+    // Fail on a bad database before spending time on the model.
+    sqale::env::Environment::open(&db)?;
+    let (model_path, pulled_prompt) = args.model.model_path()?;
+    // The reference loop that came with a pulled model carries the training prompt.
+    let prompt = match args.prompt_from.as_ref().or(pulled_prompt.as_ref()) {
         Some(p) => Prompt::from_python_file(p)?,
         None => Prompt::default(),
     };
@@ -58,9 +62,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         limits: super::limits(args.sql_timeout)?,
         ..Settings::default()
     };
-    // Fail on a bad database before spending seconds loading the model.
-    sqale::env::Environment::open(&db)?;
-    let model = args.model.load()?;
+    let model = args.model.load_path(&model_path)?;
     let engine = Engine::new(&model, args.model.engine_options())?;
     let mut agent = Agent::new(engine, settings);
     let mut tracer = Tracer::new();

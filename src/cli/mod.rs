@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod convert;
+mod pull;
 mod tools;
 mod trace;
 
@@ -32,12 +33,14 @@ enum Command {
     Quantize(convert::QuantizeArgs),
     /// Write a synthetic Qwen3.5 checkpoint with random weights.
     Synth(convert::SynthArgs),
+    /// Download a model from Hugging Face, convert and quantise it into the cache.
+    Pull(pull::PullArgs),
 }
 
 /// Model and sampling flags shared by the commands that run a model.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
-    /// GGUF model file.
+    /// GGUF model file (default: the registry's default model, pulled on first use).
     #[arg(long, short = 'm')]
     model: Option<PathBuf>,
     /// Threads for generation and prefill (default: every CPU available).
@@ -67,23 +70,33 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn model_path(&self) -> anyhow::Result<&PathBuf> {
-        self.model.as_ref().ok_or_else(|| {
-            anyhow::anyhow!(
-                "no model given: pass --model <file.gguf>. The test model is fetched by \
-                 `bash .ci/fetch-models` into models/test/SmolLM2-135M-Instruct.Q4_1.gguf; \
-                 pulling the default SQaLe model is not available yet"
-            )
-        })
+    /// The model file: `--model`, else the default model from the cache, pulled (downloaded and
+    /// converted) on first use. Also returns the `sqale_agent.py` that came with a pulled model.
+    fn model_path(&self) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
+        if let Some(m) = &self.model {
+            return Ok((m.clone(), None));
+        }
+        let entry = sqale::pull::default_entry()?;
+        let prompt = || sqale::pull::cached_prompt_file(&entry);
+        if let Some(p) = sqale::pull::cached_gguf(&entry, &entry.default_type) {
+            return Ok((p, prompt()));
+        }
+        eprintln!("no --model given: pulling the default model {} ({}) once", entry.repo, entry.default_type);
+        let gguf = pull::pull_entry(&entry, &entry.default_type, self.threads, false)?;
+        Ok((gguf, prompt()))
     }
 
-    fn load(&self) -> anyhow::Result<sqale::engine::Model> {
-        let path = self.model_path()?;
+    fn load_path(&self, path: &std::path::Path) -> anyhow::Result<sqale::engine::Model> {
         let options = sqale::engine::ModelOptions {
             gpu_layers: self.gpu_layers,
             verbose: self.verbose,
         };
         Ok(sqale::engine::Model::load(path, &options)?)
+    }
+
+    fn load(&self) -> anyhow::Result<sqale::engine::Model> {
+        let (path, _) = self.model_path()?;
+        self.load_path(&path)
     }
 
     fn engine_options(&self) -> sqale::engine::EngineOptions {
@@ -107,6 +120,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Convert(a) => convert::convert(a),
         Command::Quantize(a) => convert::quantize(a),
         Command::Synth(a) => convert::synth(a),
+        Command::Pull(a) => pull::run(a),
     }
 }
 

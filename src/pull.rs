@@ -1,0 +1,302 @@
+//! The model registry (`models/registry.toml`) and `sqale pull`: download a checkpoint with
+//! hf-hub into the standard Hugging Face cache (resumable, with progress; `HF_HUB_OFFLINE=1`
+//! reads the cache only), convert and quantise it into sqale's cache, and record checksums.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use hf_hub::{Cache, Repo, RepoType};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The registry, embedded at build time.
+pub const REGISTRY_TOML: &str = include_str!("../models/registry.toml");
+
+/// One known model.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Entry {
+    /// Short name (`synsql`).
+    pub alias: String,
+    /// Hugging Face repository id.
+    pub repo: String,
+    /// Branch, tag or commit.
+    pub revision: String,
+    /// Quantisation used when none is asked for.
+    pub default_type: String,
+    /// One line for people.
+    pub description: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct RegistryFile {
+    default: String,
+    model: Vec<Entry>,
+}
+
+/// Errors of the registry and of pulling.
+#[derive(Debug, thiserror::Error)]
+pub enum PullError {
+    /// The embedded registry is malformed (a build problem).
+    #[error("models/registry.toml is invalid: {0}")]
+    Registry(String),
+    /// Not in the cache and the network may not be used or failed.
+    #[error("{repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run `sqale pull {alias}`; or pass --model with a local GGUF file")]
+    NotCached {
+        /// The repository.
+        repo: String,
+        /// Its alias (or the repo again).
+        alias: String,
+        /// The cache folder looked in.
+        cache: String,
+        /// Why it could not be downloaded.
+        why: String,
+    },
+    /// Downloading failed.
+    #[error("downloading {file} from {repo} failed: {reason}")]
+    Download {
+        /// The repository.
+        repo: String,
+        /// The file.
+        file: String,
+        /// hf-hub's reason.
+        reason: String,
+    },
+    /// Conversion failed.
+    #[error(transparent)]
+    Convert(#[from] sqale_convert::ConvertError),
+    /// File system trouble.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// All known models and the default alias.
+pub fn registry() -> Result<(Vec<Entry>, String), PullError> {
+    let f: RegistryFile = toml::from_str(REGISTRY_TOML).map_err(|e| PullError::Registry(e.to_string()))?;
+    Ok((f.model, f.default))
+}
+
+/// An alias or a repository id (`org/name`, optionally `@revision`) → an entry. Unknown
+/// repositories are allowed and get the default type.
+pub fn resolve(name: &str) -> Result<Entry, PullError> {
+    let (models, _) = registry()?;
+    let (id, rev) = match name.split_once('@') {
+        Some((i, r)) => (i, Some(r)),
+        None => (name, None),
+    };
+    let mut e = models
+        .iter()
+        .find(|m| m.alias == id || m.repo == id)
+        .cloned()
+        .unwrap_or_else(|| Entry {
+            alias: id.to_string(),
+            repo: id.to_string(),
+            revision: "main".into(),
+            default_type: "q4_k_m".into(),
+            description: String::new(),
+        });
+    if let Some(r) = rev {
+        e.revision = r.to_string();
+    }
+    Ok(e)
+}
+
+/// The default model's entry.
+pub fn default_entry() -> Result<Entry, PullError> {
+    let (_, default) = registry()?;
+    resolve(&default)
+}
+
+/// Where sqale keeps converted models: `<cache>/sqale/models/<org>--<name>/<revision>/`.
+pub fn model_dir(e: &Entry) -> PathBuf {
+    crate::demo::cache_dir()
+        .join("sqale/models")
+        .join(e.repo.replace('/', "--"))
+        .join(&e.revision)
+}
+
+/// The converted GGUF of `e` in type `ty`, if it exists.
+pub fn cached_gguf(e: &Entry, ty: &str) -> Option<PathBuf> {
+    let p = model_dir(e).join(format!("{ty}.gguf"));
+    p.is_file().then_some(p)
+}
+
+/// The reference loop `sqale_agent.py` kept next to the converted model, if the repository had one.
+pub fn cached_prompt_file(e: &Entry) -> Option<PathBuf> {
+    let p = model_dir(e).join("sqale_agent.py");
+    p.is_file().then_some(p)
+}
+
+/// Whether `HF_HUB_OFFLINE` asks for the cache only.
+pub fn offline() -> bool {
+    std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| matches!(v.trim(), "1" | "true" | "TRUE" | "yes" | "ON" | "on"))
+}
+
+/// Files a conversion needs, besides the shards; `optional` ones may be absent.
+const FILES: &[(&str, bool)] = &[
+    ("config.json", true),
+    ("tokenizer.json", true),
+    ("tokenizer_config.json", false),
+    ("generation_config.json", false),
+    ("chat_template.jinja", false),
+    ("README.md", false),
+    ("sqale_agent.py", false),
+    ("model.safetensors.index.json", false),
+];
+
+/// Shard names: from the index if there is one, else `model.safetensors`.
+fn shard_names(index: Option<&Path>) -> Result<Vec<String>, PullError> {
+    let Some(index) = index else {
+        return Ok(vec!["model.safetensors".into()]);
+    };
+    let text = std::fs::read_to_string(index).map_err(|e| PullError::Io { path: index.to_path_buf(), source: e })?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| PullError::Registry(format!("{}: {e}", index.display())))?;
+    let mut names: Vec<String> = v["weight_map"]
+        .as_object()
+        .map(|m| m.values().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// Gets the checkpoint's files into the Hugging Face cache (downloading what is missing unless
+/// offline) and returns the snapshot folder holding them.
+pub fn fetch_checkpoint(e: &Entry, progress: bool) -> Result<PathBuf, PullError> {
+    let repo = Repo::with_revision(e.repo.clone(), RepoType::Model, e.revision.clone());
+    let cache = Cache::from_env();
+    let not_cached = |why: String| PullError::NotCached {
+        repo: e.repo.clone(),
+        alias: e.alias.clone(),
+        cache: cache.path().display().to_string(),
+        why,
+    };
+    let api = if offline() {
+        None
+    } else {
+        Some(
+            hf_hub::api::sync::ApiBuilder::from_env()
+                .with_progress(progress)
+                .build()
+                .map_err(|err| not_cached(format!("the Hugging Face client could not start ({err})")))?,
+        )
+    };
+    let cached = cache.repo(repo.clone());
+    let get = |file: &str, required: bool| -> Result<Option<PathBuf>, PullError> {
+        if let Some(p) = cached.get(file) {
+            return Ok(Some(p));
+        }
+        let Some(api) = &api else {
+            return if required { Err(not_cached("HF_HUB_OFFLINE is set".into())) } else { Ok(None) };
+        };
+        match api.repo(repo.clone()).get(file) {
+            Ok(p) => Ok(Some(p)),
+            Err(err) if !required && err.to_string().contains("404") => Ok(None),
+            Err(err) if file == "config.json" => Err(not_cached(format!("it could not be downloaded ({err})"))),
+            Err(err) if required => Err(PullError::Download { repo: e.repo.clone(), file: file.into(), reason: err.to_string() }),
+            Err(_) => Ok(None),
+        }
+    };
+    let mut snapshot = None;
+    let mut index = None;
+    for (file, required) in FILES {
+        let p = get(file, *required)?;
+        if *file == "config.json" {
+            snapshot = p.as_ref().and_then(|p| p.parent().map(Path::to_path_buf));
+        }
+        if *file == "model.safetensors.index.json" {
+            index = p;
+        }
+    }
+    for shard in shard_names(index.as_deref())? {
+        get(&shard, true)?;
+    }
+    snapshot.ok_or_else(|| not_cached("config.json is missing".into()))
+}
+
+/// A record of what was pulled, written next to the GGUF as `<type>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Repository.
+    pub repo: String,
+    /// Revision asked for.
+    pub revision: String,
+    /// The snapshot (commit) folder the files came from.
+    pub snapshot: String,
+    /// Output type.
+    pub out_type: String,
+    /// SHA-256 of each source file.
+    pub files: BTreeMap<String, String>,
+    /// SHA-256 of the GGUF.
+    pub gguf_sha256: String,
+    /// Size of the GGUF.
+    pub gguf_bytes: u64,
+    /// sqale's version.
+    pub sqale_version: String,
+}
+
+/// SHA-256 of a file, hex, streaming.
+pub fn sha256_file(path: &Path) -> Result<String, PullError> {
+    let mut f = std::fs::File::open(path).map_err(|e| PullError::Io { path: path.to_path_buf(), source: e })?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| PullError::Io { path: path.to_path_buf(), source: e })?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Converts the snapshot into sqale's cache as `<type>.gguf`, keeps `sqale_agent.py` beside it,
+/// and writes the manifest. Returns the GGUF path and the manifest.
+pub fn install(
+    e: &Entry,
+    snapshot: &Path,
+    ty: &str,
+    threads: Option<i32>,
+    progress: &mut dyn FnMut(sqale_convert::Progress<'_>),
+) -> Result<(PathBuf, Manifest), PullError> {
+    let out_type: sqale_convert::OutType = ty.parse().map_err(|m: String| PullError::Registry(m))?;
+    let dir = model_dir(e);
+    std::fs::create_dir_all(&dir).map_err(|err| PullError::Io { path: dir.clone(), source: err })?;
+    let gguf = dir.join(format!("{ty}.gguf"));
+    let opts = sqale_convert::ConvertOptions { out_type, name: Some(e.repo.clone()), repo: Some(e.repo.clone()), threads };
+    sqale_convert::convert(snapshot, &gguf, &opts, progress)?;
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(snapshot).map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })? {
+        let entry = entry.map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })?;
+        let p = entry.path();
+        if p.is_file() {
+            files.insert(entry.file_name().to_string_lossy().into_owned(), sha256_file(&p)?);
+        }
+    }
+    let agent = snapshot.join("sqale_agent.py");
+    if agent.is_file() {
+        std::fs::copy(&agent, dir.join("sqale_agent.py")).map_err(|err| PullError::Io { path: agent.clone(), source: err })?;
+    }
+    let manifest = Manifest {
+        repo: e.repo.clone(),
+        revision: e.revision.clone(),
+        snapshot: snapshot.display().to_string(),
+        out_type: ty.to_string(),
+        files,
+        gguf_sha256: sha256_file(&gguf)?,
+        gguf_bytes: std::fs::metadata(&gguf).map(|m| m.len()).unwrap_or(0),
+        sqale_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let mpath = dir.join(format!("{ty}.json"));
+    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|err| PullError::Io { path: dir.clone(), source: err })?;
+    std::fs::write(tmp.path(), serde_json::to_string_pretty(&manifest).unwrap_or_default())
+        .map_err(|err| PullError::Io { path: mpath.clone(), source: err })?;
+    tmp.persist(&mpath).map_err(|err| PullError::Io { path: mpath.clone(), source: err.error })?;
+    Ok((gguf, manifest))
+}
