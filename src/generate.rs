@@ -103,6 +103,8 @@ pub trait Generator {
 pub struct ScriptedGenerator {
     script: std::collections::VecDeque<String>,
     transcript: String,
+    /// The conversation as appended (`false`) and generated (`true`) pieces.
+    segments: Vec<(String, bool)>,
     counters: Counters,
     context_size: usize,
 }
@@ -113,6 +115,7 @@ impl ScriptedGenerator {
         ScriptedGenerator {
             script: completions.into_iter().map(Into::into).collect(),
             transcript: String::new(),
+            segments: Vec::new(),
             counters: Counters::default(),
             context_size: 16_384,
         }
@@ -127,6 +130,11 @@ impl ScriptedGenerator {
     /// Everything appended and generated so far, as one string.
     pub fn transcript(&self) -> &str {
         &self.transcript
+    }
+
+    /// The conversation as `(text, generated)` pieces, in order.
+    pub fn segments(&self) -> &[(String, bool)] {
+        &self.segments
     }
 
     /// Completions not yet replayed.
@@ -147,6 +155,7 @@ impl ScriptedGenerator {
             });
         }
         self.transcript.push_str(text);
+        self.segments.push((text.to_string(), false));
         self.counters.context_tokens = needed;
         self.counters.decoded_tokens += n;
         Ok(())
@@ -156,6 +165,7 @@ impl ScriptedGenerator {
 impl Generator for ScriptedGenerator {
     fn begin(&mut self, prefix: &str, _seed: u32) -> Result<(), GenerateError> {
         self.transcript.clear();
+        self.segments.clear();
         self.counters = Counters::default();
         self.push(prefix, usize::MAX)
     }
@@ -182,6 +192,7 @@ impl Generator for ScriptedGenerator {
         let tokens = words(&text);
         on_text(&text);
         self.transcript.push_str(&text);
+        self.segments.push((text.clone(), true));
         self.counters.context_tokens += tokens;
         self.counters.generated_tokens += tokens;
         Ok(Completion { text, tokens, finish })

@@ -9,6 +9,7 @@ use clap::Args;
 use llama_cpp_2::token::LlamaToken;
 use sqale::agent::{Agent, Settings};
 use sqale::engine::Engine;
+use sqale::generate::Generator;
 
 use super::ModelArgs;
 
@@ -26,7 +27,7 @@ pub struct BenchArgs {
     /// Timed repetitions (after one warm-up).
     #[arg(long, default_value_t = 3)]
     reps: usize,
-    /// Also run an episode and replay its token sequence with and without the cache.
+    /// Also replay a six-tool-turn episode with and without the prompt cache.
     #[arg(long)]
     episode: bool,
     /// Question for the episode.
@@ -35,7 +36,10 @@ pub struct BenchArgs {
     /// Database for the episode (default: the demo database).
     #[arg(long)]
     db: Option<PathBuf>,
-    /// Token budget of the episode.
+    /// Also run two live episodes (sampling) and report their token counts.
+    #[arg(long)]
+    live: bool,
+    /// Token budget of the live episodes.
     #[arg(long, default_value_t = 12_288)]
     max_episode_tokens: usize,
     /// Seed for the episode.
@@ -118,75 +122,105 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         println!("pp{:<10} {:>8.1} ± {:.1} tokens/s", args.pp, pp_mean, pp_sd);
         println!("tg{:<10} {:>8.1} ± {:.1} tokens/s", args.tg, tg_mean, tg_sd);
         if let Some(e) = report.get("episode") {
-            println!("episode      ended_by {} after {} turns, {} tokens in context", e["ended_by"], e["turns"], e["context_tokens"]);
-            println!("  tokens decoded: first episode {} (context {}), second episode {} + {} reused (context {})",
-                e["first_decoded"], e["first_context"], e["second_decoded"], e["second_reused"], e["second_context"]);
-            println!("  decode time, cached (each token once)      {:>8.2} s", e["cached_seconds"].as_f64().unwrap_or(0.0));
-            println!("  decode time, re-decoding every turn        {:>8.2} s", e["redecode_seconds"].as_f64().unwrap_or(0.0));
-            println!("  re-decode / cached                         {:>8.2}x", e["redecode_over_cached"].as_f64().unwrap_or(0.0));
+            println!("episode      {} tool turns + final, {} tokens in context ({} generated)", e["tool_turns"], e["context_tokens"], e["generated_tokens"]);
+            println!("  cached: each token decoded once   {:>8} tokens {:>8.2} s", e["cached_decoded_tokens"], e["cached_seconds"].as_f64().unwrap_or(0.0));
+            println!("  re-decoding every turn            {:>8} tokens {:>8.2} s", e["redecode_decoded_tokens"], e["redecode_seconds"].as_f64().unwrap_or(0.0));
+            println!("  re-decode / cached                {:>17.2}x", e["redecode_over_cached"].as_f64().unwrap_or(0.0));
+            if let Some(l) = e.get("live") {
+                println!("  live episodes: {}", l);
+            }
         }
     }
     Ok(())
 }
 
-/// Runs two episodes (the second reuses the system-prompt snapshot), then replays the second's
-/// token sequence twice: decoding each token once (what the engine does), and re-decoding the
-/// whole conversation before every generated span (what a loop without a cache does).
-fn episode_bench(engine: Engine<'_>, args: &BenchArgs) -> anyhow::Result<serde_json::Value> {
-    let db = super::db_or_demo(args.db.clone())?;
-    let settings = Settings {
-        seed: args.seed,
-        max_episode_tokens: args.max_episode_tokens,
-        ..Settings::default()
-    };
-    let mut agent = Agent::new(engine, settings);
-    let first = agent.run(&args.question, &db).context("first episode")?;
-    let second = agent.run(&args.question, &db).context("second episode")?;
-    let engine = agent.generator_mut();
-    let tokens = engine.tokens().to_vec();
-    let spans = engine.generated_spans().to_vec();
+/// A six-tool-turn episode as a SQaLe model would play it on the demo database (thinking, then
+/// calls), used to replay a realistic conversation through the real model.
+const SIX_TURNS: &[&str] = &[
+    "<think>\nThe question asks which supplier shipped the most back-ordered items last quarter. I do not know the schema yet, so I will list the tables first and then look at the ones about suppliers, shipments and orders.\n</think>\n\n{\"tool\": \"list_tables\", \"args\": {}}",
+    "<think>\nThere are suppliers, shipments, orders and order_items tables. I need to know how they connect and where the back-ordered status lives. Let me describe orders and order_items.\n</think>\n\n{\"tool\": \"describe_table\", \"args\": {\"table_name\": \"orders\"}}\n{\"tool\": \"describe_table\", \"args\": {\"table_name\": \"order_items\"}}",
+    "<think>\norders has a status column and order_items has shipment_id. I should check how suppliers reach order_items along the foreign keys.\n</think>\n\n{\"tool\": \"join_path\", \"args\": {\"table_a\": \"suppliers\", \"table_b\": \"order_items\"}}",
+    "<think>\nI need the exact spelling of the back-ordered status value before filtering on it.\n</think>\n\n{\"tool\": \"distinct_values\", \"args\": {\"table_name\": \"orders\", \"column_name\": \"status\"}}",
+    "<think>\nThe value is 'back-ordered'. The data seems to end in 2025, so last quarter is 2025 Q4. Let me try a first query joining suppliers, shipments, order_items and orders.\n</think>\n\n{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' GROUP BY su.name ORDER BY 2 DESC LIMIT 3\"}}",
+    "<think>\nO'Brien Logistics leads clearly. I will confirm the quarter's upper bound and keep only the top supplier.\n</think>\n\n{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) AS n FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' AND o.order_date < '2026-01-01' GROUP BY su.supplier_id ORDER BY n DESC LIMIT 1\"}}",
+    "<think>\nThe query ran and answers the question.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) AS n FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' AND o.order_date < '2026-01-01' GROUP BY su.supplier_id ORDER BY n DESC LIMIT 1\"}}",
+];
 
-    // Cached: every token decoded once, appended text in batches, generated tokens one by one.
+/// What prompt caching saves on a six-tool-turn episode: the conversation of [`SIX_TURNS`] (tool
+/// results from the real demo database, our prompt) is tokenised by the model and replayed twice
+/// through the engine: each token decoded once (what sqale does: appended text in batches,
+/// generated tokens one by one), and the whole conversation re-decoded from scratch before every
+/// assistant turn (what a loop without a cache does). Sampling is left out of both.
+/// With `--live`, also runs two real episodes to count decoded tokens against context length.
+fn episode_bench(mut engine: Engine<'_>, args: &BenchArgs) -> anyhow::Result<serde_json::Value> {
+    let db = super::db_or_demo(args.db.clone())?;
+    let mut scripted = Agent::new(sqale::generate::ScriptedGenerator::new(SIX_TURNS.iter().copied()), Settings::default());
+    let ep = scripted.run(&args.question, &db).context("scripted episode")?;
+    let model = engine.model();
+    let mut segments: Vec<(Vec<llama_cpp_2::token::LlamaToken>, bool)> = Vec::new();
+    for (i, (text, generated)) in scripted.generator().segments().iter().enumerate() {
+        segments.push((model.tokenize(text, i == 0), *generated));
+    }
+    let context: usize = segments.iter().map(|s| s.0.len()).sum();
+    let generated: usize = segments.iter().filter(|s| s.1).map(|s| s.0.len()).sum();
+
+    let decode_segment = |engine: &mut Engine<'_>, tokens: &[llama_cpp_2::token::LlamaToken], one_by_one: bool| -> anyhow::Result<()> {
+        if one_by_one {
+            for t in tokens {
+                engine.decode(std::slice::from_ref(t))?;
+            }
+        } else {
+            engine.decode(tokens)?;
+        }
+        Ok(())
+    };
     engine.clear();
     let t = Instant::now();
-    let mut pos = 0;
-    for &(start, len) in &spans {
-        engine.decode(&tokens[pos..start])?;
-        for tok in &tokens[start..start + len] {
-            engine.decode(std::slice::from_ref(tok))?;
-        }
-        pos = start + len;
+    for (tokens, gen) in &segments {
+        decode_segment(&mut engine, tokens, *gen)?;
     }
-    engine.decode(&tokens[pos..])?;
     let cached = t.elapsed().as_secs_f64();
+    let cached_decoded = engine.counters().decoded_tokens;
 
-    // No cache: before each generated span, decode the whole conversation so far from scratch.
     let t = Instant::now();
-    for &(start, len) in &spans {
-        engine.clear();
-        engine.decode(&tokens[..start])?;
-        for tok in &tokens[start..start + len] {
-            engine.decode(std::slice::from_ref(tok))?;
+    let mut redecoded = 0;
+    for (i, (tokens, gen)) in segments.iter().enumerate() {
+        if !gen {
+            continue;
         }
+        engine.clear();
+        let before: Vec<_> = segments[..i].iter().flat_map(|s| s.0.iter().copied()).collect();
+        engine.decode(&before)?;
+        decode_segment(&mut engine, tokens, true)?;
+        redecoded += engine.counters().decoded_tokens;
     }
     let redecode = t.elapsed().as_secs_f64();
-    engine.clear();
 
-    Ok(serde_json::json!({
+    let mut out = serde_json::json!({
         "question": args.question,
-        "ended_by": second.ended_by.as_str(),
-        "turns": second.turns.len(),
-        "tool_turns": second.tool_turns,
-        "context_tokens": tokens.len(),
-        "first_decoded": first.tokens.decoded_tokens,
-        "first_context": first.tokens.context_tokens,
-        "second_decoded": second.tokens.decoded_tokens,
-        "second_reused": second.tokens.reused_tokens,
-        "second_context": second.tokens.context_tokens,
-        "first_episode_seconds": first.seconds,
-        "second_episode_seconds": second.seconds,
+        "scripted_ended_by": ep.ended_by.as_str(),
+        "tool_turns": ep.tool_turns,
+        "turns": ep.turns.len(),
+        "context_tokens": context,
+        "generated_tokens": generated,
+        "cached_decoded_tokens": cached_decoded,
+        "redecode_decoded_tokens": redecoded,
         "cached_seconds": cached,
         "redecode_seconds": redecode,
         "redecode_over_cached": redecode / cached,
-    }))
+    });
+    if args.live {
+        engine.clear();
+        let settings = Settings { seed: args.seed, max_episode_tokens: args.max_episode_tokens, ..Settings::default() };
+        let mut agent = Agent::new(engine, settings);
+        let first = agent.run(&args.question, &db).context("first live episode")?;
+        let second = agent.run(&args.question, &db).context("second live episode")?;
+        out["live"] = serde_json::json!({
+            "first": {"ended_by": first.ended_by.as_str(), "turns": first.turns.len(), "context_tokens": first.tokens.context_tokens,
+                      "decoded_tokens": first.tokens.decoded_tokens, "reused_tokens": first.tokens.reused_tokens, "seconds": first.seconds},
+            "second": {"ended_by": second.ended_by.as_str(), "turns": second.turns.len(), "context_tokens": second.tokens.context_tokens,
+                       "decoded_tokens": second.tokens.decoded_tokens, "reused_tokens": second.tokens.reused_tokens, "seconds": second.seconds},
+        });
+    }
+    Ok(out)
 }
