@@ -29,4 +29,4 @@ for t in bf16 q8_0 q6_k q5_k_m q4_k_m q4_0 iq4_nl; do
   measure "sqale convert $t" "$sqale" convert "$ck" --type "$t" -t 2 -o "$work/sqale-$t.gguf"
 done
 echo "== sizes"
-ls -l "$work"/*.gguf | awk '{printf "%-40s %14d bytes\n", $9, $5}'
+stat -c '%s %n' "$work"/*.gguf | awk '{printf "%-40s %14s bytes\n", $2, $1}'

