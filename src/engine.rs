@@ -108,6 +108,14 @@ fn backend() -> Result<&'static LlamaBackend, EngineError> {
         .map_err(|e| EngineError::Backend(e.clone()))
 }
 
+/// The devices llama.cpp sees (CPU, and GPUs when a GPU backend is built in).
+pub fn devices() -> Vec<llama_cpp_2::LlamaBackendDevice> {
+    if backend().is_err() {
+        return Vec::new();
+    }
+    llama_cpp_2::list_llama_ggml_backend_devices()
+}
+
 /// Whether this build of llama.cpp can offload to a GPU.
 pub fn gpu_offload_supported() -> bool {
     backend().map(|b| b.supports_gpu_offload()).unwrap_or(false)
@@ -131,9 +139,10 @@ impl Model {
             return Err(EngineError::ModelNotFound(path.to_path_buf()));
         }
         let backend = backend()?;
-        llama_cpp_2::send_logs_to_tracing(
-            llama_cpp_2::LogOptions::default().with_logs_enabled(options.verbose),
-        );
+        if !options.verbose {
+            // llama.cpp logs to stderr by default; silence it unless asked.
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+        }
         let gpu = backend.supports_gpu_offload();
         let layers = match options.gpu_layers {
             Some(n) if n > 0 && !gpu => return Err(EngineError::NoGpu(n)),

@@ -169,6 +169,18 @@ impl Hparams {
             (k("ssm.inner_size"), u(self.value_dim())),
             (k("attention.recurrent_layers"), Gv::BoolArray(self.recurrent.clone())),
         ]
+        .into_iter()
+        .chain(self.full_attention_interval().map(|i| (k("full_attention_interval"), u(i))))
+        .collect()
+    }
+
+    /// `n` when every n-th layer (and only those) is full attention, as in every Qwen3.5 so
+    /// far; written too, for tools that read scalars only (llama.cpp's metadata API skips
+    /// arrays).
+    fn full_attention_interval(&self) -> Option<usize> {
+        let n = self.recurrent.iter().position(|r| !r)? + 1;
+        let regular = self.recurrent.iter().enumerate().all(|(i, &r)| r == ((i + 1) % n != 0));
+        regular.then_some(n)
     }
 }
 

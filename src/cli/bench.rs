@@ -25,8 +25,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 128)]
     tg: usize,
     /// Timed repetitions (after one warm-up).
-    #[arg(long, default_value_t = 3)]
-    reps: usize,
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    reps: u64,
     /// Also replay a six-tool-turn episode with and without the prompt cache.
     #[arg(long)]
     episode: bool,

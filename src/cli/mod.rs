@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod convert;
+mod info;
 mod pull;
 mod tools;
 mod trace;
@@ -11,9 +12,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `0.1.0 (backends: cpu; x86_64-unknown-linux-gnu)`.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (backends: ", env!("SQALE_BACKENDS"), "; ", env!("SQALE_TARGET"), ")");
+
 /// Edge runtime for the SQaLe text-to-SQL agents.
 #[derive(Parser, Debug)]
-#[command(name = "sqale", version, about, long_about = None)]
+#[command(name = "sqale", version = VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -35,6 +39,8 @@ enum Command {
     Synth(convert::SynthArgs),
     /// Download a model from Hugging Face, convert and quantise it into the cache.
     Pull(pull::PullArgs),
+    /// This build's backends and devices, and what a model and context need in memory.
+    Info(info::InfoArgs),
 }
 
 /// Model and sampling flags shared by the commands that run a model.
@@ -121,6 +127,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Quantize(a) => convert::quantize(a),
         Command::Synth(a) => convert::synth(a),
         Command::Pull(a) => pull::run(a),
+        Command::Info(a) => info::run(a),
     }
 }
 

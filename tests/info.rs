@@ -1,0 +1,50 @@
+//! `sqale info` and `--version`: the build's backends, the devices llama.cpp sees, and the
+//! memory a model and context need, computed from the GGUF's metadata.
+
+mod common;
+
+use std::process::Command;
+
+fn info(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale")).arg("info").arg("--json").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn version_and_devices_name_the_backends() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale")).arg("--version").output().unwrap();
+    let v = String::from_utf8_lossy(&out.stdout);
+    assert!(v.contains("backends: cpu"), "{v}");
+    let i = info(&[]);
+    assert_eq!(i["backends"][0], "cpu");
+    let devices = i["devices"].as_array().unwrap();
+    assert!(devices.iter().any(|d| d["backend"] == "CPU"), "{devices:?}");
+    if cfg!(target_arch = "x86_64") {
+        assert!(i["cpu_features"].as_array().unwrap().iter().any(|f| f == "avx2"), "x86-64-v3 build");
+    }
+}
+
+#[test]
+fn memory_for_a_transformer_and_a_hybrid_model() {
+    // SmolLM2-135M: 30 layers, all full attention, 3 KV heads of 64.
+    let m = &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384"])["model"];
+    assert_eq!(m["full_attention_layers"], 30);
+    assert_eq!(m["recurrent_layers"], 0);
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 2);
+    assert!(m["weights_bytes"].as_u64().unwrap() > 90_000_000);
+
+    // The tiny qwen35: 3 linear-attention layers and 1 full-attention layer (2 KV heads of 16);
+    // conv state 3 x (64 + 2*2*16) f32 and SSM state 4 x 16 x 16 f32 per recurrent layer.
+    let dir = tempfile::tempdir().unwrap();
+    let gguf = dir.path().join("tiny.gguf");
+    let ck = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/tied");
+    let opts = sqale_convert::ConvertOptions { out_type: "f16".parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    sqale_convert::convert(&ck, &gguf, &opts, &mut |_| {}).unwrap();
+    let m = &info(&["--model", gguf.to_str().unwrap(), "--ctx", "16384"])["model"];
+    assert_eq!(m["architecture"], "qwen35");
+    assert_eq!(m["full_attention_layers"], 1);
+    assert_eq!(m["recurrent_layers"], 3);
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 2);
+    assert_eq!(m["recurrent_state_bytes"], 3u64 * (3 * (64 + 2 * 2 * 16) * 4 + 4 * 16 * 16 * 4));
+}
