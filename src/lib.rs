@@ -8,7 +8,8 @@
 //! - [`generate`]: the generation trait between the two halves, and a scripted test double;
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
 //! - [`agent`]: the episode state machine that ties them together;
-//! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache.
+//! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
+//! - [`eval`]: benchmarks, execution scoring, summaries.
 //!
 //! ```no_run
 //! use sqale::{agent::{Agent, Settings}, engine::{Engine, EngineOptions, Model, ModelOptions}};
@@ -24,6 +25,7 @@ pub mod agent;
 pub mod demo;
 pub mod engine;
 pub mod env;
+pub mod eval;
 pub mod generate;
 pub mod prompt;
 pub mod protocol;

@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod convert;
+mod eval;
 mod info;
 mod pull;
 mod tools;
@@ -41,6 +42,8 @@ enum Command {
     Pull(pull::PullArgs),
     /// This build's backends and devices, and what a model and context need in memory.
     Info(info::InfoArgs),
+    /// Execution accuracy of one or more models on a benchmark (and `eval score` for predictions).
+    Eval(eval::EvalArgs),
 }
 
 /// Model and sampling flags shared by the commands that run a model.
@@ -128,6 +131,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Synth(a) => convert::synth(a),
         Command::Pull(a) => pull::run(a),
         Command::Info(a) => info::run(a),
+        Command::Eval(a) => eval::run(a),
     }
 }
 

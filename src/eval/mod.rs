@@ -1,0 +1,223 @@
+//! Evaluation: run the agent over a benchmark, score each answer by execution, and summarise.
+//!
+//! Results are one JSON line per episode (with the full trace), appended as episodes finish, so
+//! a run that is stopped resumes where it was: finished episodes are skipped. Each episode's
+//! seed is derived from the run's seed and the question id, so results do not depend on order.
+
+pub mod bench;
+pub mod report;
+pub mod score;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::agent::{Agent, Episode};
+use crate::env::{Environment, Limits, Rows};
+use crate::generate::Generator;
+use bench::Question;
+
+/// One evaluated question, as written to `episodes.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    /// Which model (its label).
+    pub model: String,
+    /// Question id.
+    pub id: String,
+    /// Difficulty, if the benchmark has one.
+    pub difficulty: Option<String>,
+    /// Whether the gold query ran; questions whose gold fails are reported apart.
+    pub gold_ok: bool,
+    /// The gold query's error.
+    pub gold_error: Option<String>,
+    /// The predicted SQL.
+    pub sql: Option<String>,
+    /// How the episode ended.
+    pub ended_by: Option<String>,
+    /// Execution match.
+    pub correct: bool,
+    /// The prediction ran.
+    pub executed: bool,
+    /// Multiset F1.
+    pub f1: f64,
+    /// Training reward tier.
+    pub reward: f64,
+    /// Tool calls in the episode.
+    pub tool_calls: usize,
+    /// Assistant turns.
+    pub turns: usize,
+    /// Tokens run through the model.
+    pub decoded_tokens: usize,
+    /// Tokens sampled.
+    pub generated_tokens: usize,
+    /// Seconds for the episode.
+    pub seconds: f64,
+    /// The episode's seed.
+    pub seed: u32,
+    /// The whole episode (absent for scored-only predictions and failed gold queries).
+    pub episode: Option<serde_json::Value>,
+}
+
+/// The seed of question `id` in a run seeded `seed`.
+pub fn episode_seed(seed: u32, id: &str) -> u32 {
+    let d = Sha256::digest(format!("{seed}:{id}").as_bytes());
+    u32::from_le_bytes([d[0], d[1], d[2], d[3]])
+}
+
+/// Ids already in a results file for `model`.
+pub fn done_ids(results: &Path, model: &str) -> HashSet<String> {
+    let Ok(f) = std::fs::File::open(results) else {
+        return HashSet::new();
+    };
+    std::io::BufReader::new(f)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str::<Record>(&l).ok())
+        .filter(|r| r.model == model)
+        .map(|r| r.id)
+        .collect()
+}
+
+/// All records of a results file (lines that do not parse, e.g. one cut by a kill, are skipped).
+pub fn read_records(results: &Path) -> Vec<Record> {
+    let Ok(f) = std::fs::File::open(results) else {
+        return Vec::new();
+    };
+    std::io::BufReader::new(f).lines().map_while(Result::ok).filter_map(|l| serde_json::from_str(&l).ok()).collect()
+}
+
+/// Gold results, computed once per question and shared by every model.
+pub struct GoldCache {
+    limits: Limits,
+    rows: HashMap<String, Result<Rows, String>>,
+}
+
+impl GoldCache {
+    /// An empty cache; gold queries run under `limits`.
+    pub fn new(limits: Limits) -> Self {
+        GoldCache { limits, rows: HashMap::new() }
+    }
+
+    /// The gold rows of `q` (or why they could not be computed).
+    pub fn get(&mut self, q: &Question) -> &Result<Rows, String> {
+        let limits = self.limits.clone();
+        self.rows.entry(q.id.clone()).or_insert_with(|| {
+            Environment::with_limits(&q.db, limits).map_err(|e| e.to_string()).and_then(|mut env| env.execute(&q.gold_sql))
+        })
+    }
+}
+
+fn append(results: &Path, record: &Record) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(results)?;
+    let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
+    line.push('\n');
+    // One write per line: a kill leaves at most one partial line, which reading skips.
+    f.write_all(line.as_bytes())?;
+    f.flush()
+}
+
+/// Scores `sql` for `q` into a record (no episode).
+pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &mut GoldCache, limits: &Limits) -> Record {
+    let mut r = Record {
+        model: model.to_string(),
+        id: q.id.clone(),
+        difficulty: q.difficulty.clone(),
+        gold_ok: true,
+        gold_error: None,
+        sql: sql.map(str::to_string),
+        ended_by: None,
+        correct: false,
+        executed: false,
+        f1: 0.0,
+        reward: 0.0,
+        tool_calls: 0,
+        turns: 0,
+        decoded_tokens: 0,
+        generated_tokens: 0,
+        seconds: 0.0,
+        seed: 0,
+        episode: None,
+    };
+    match gold.get(q) {
+        Err(e) => {
+            r.gold_ok = false;
+            r.gold_error = Some(e.clone());
+        }
+        Ok(rows) => {
+            let rows = rows.clone();
+            match Environment::with_limits(&q.db, limits.clone()) {
+                Ok(mut env) => {
+                    let s = score::score(&mut env, sql, &rows);
+                    r.correct = s.correct;
+                    r.executed = s.executed;
+                    r.f1 = s.f1;
+                    r.reward = s.reward;
+                }
+                Err(e) => r.gold_error = Some(e.to_string()),
+            }
+        }
+    }
+    r
+}
+
+/// Runs `agent` (labelled `model`) on every question not yet in `results`, appending a record
+/// per episode. `progress(done, total)` is called after each.
+pub fn run<G: Generator>(
+    agent: &mut Agent<G>,
+    model: &str,
+    questions: &[Question],
+    seed: u32,
+    results: &Path,
+    gold: &mut GoldCache,
+    progress: &mut dyn FnMut(usize, usize, &Record),
+) -> Result<usize, EvalError> {
+    let done = done_ids(results, model);
+    let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
+    let limits = agent.settings().limits.clone();
+    for (i, q) in todo.iter().enumerate() {
+        let mut record = score_record(model, q, None, gold, &limits);
+        if record.gold_ok {
+            agent.settings_mut().seed = episode_seed(seed, &q.id);
+            let ep: Episode = agent
+                .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
+                .map_err(|e| EvalError::Episode { id: q.id.clone(), reason: e.to_string() })?;
+            record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
+            record.ended_by = Some(ep.ended_by.as_str().to_string());
+            record.tool_calls = ep.tool_calls;
+            record.turns = ep.turns.len();
+            record.decoded_tokens = ep.tokens.decoded_tokens;
+            record.generated_tokens = ep.tokens.generated_tokens;
+            record.seconds = ep.seconds;
+            record.seed = ep.seed;
+            record.episode = serde_json::to_value(&ep).ok();
+        }
+        append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
+        progress(i + 1, todo.len(), &record);
+    }
+    Ok(todo.len())
+}
+
+/// Why an evaluation stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The results could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An episode could not run (not a model mistake: those are scored).
+    #[error("question {id}: {reason}")]
+    Episode {
+        /// The question.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+}

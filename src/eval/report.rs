@@ -1,0 +1,196 @@
+//! Summaries of evaluation records: execution accuracy with confidence intervals, by model and
+//! difficulty, the `ended_by` mix, effort per episode, and paired comparisons between models.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::Record;
+
+/// Wilson 95% interval of a proportion, in percent.
+pub fn wilson(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let (z, n, p) = (1.96f64, n as f64, k as f64 / n as f64);
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
+    (100.0 * (c - h).max(0.0), 100.0 * (c + h).min(1.0))
+}
+
+/// One model's summary (over questions whose gold query ran).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub model: String,
+    /// Questions scored.
+    pub n: usize,
+    /// Questions whose gold query failed (not counted).
+    pub gold_failed: usize,
+    pub correct: usize,
+    /// Execution accuracy, percent.
+    pub ex: f64,
+    /// Its 95% Wilson interval.
+    pub ex_ci: (f64, f64),
+    pub mean_reward: f64,
+    pub mean_f1: f64,
+    pub tool_calls_per_episode: f64,
+    pub turns_per_episode: f64,
+    pub decoded_tokens_per_episode: f64,
+    pub generated_tokens_per_episode: f64,
+    pub seconds_per_episode: f64,
+    /// Generated tokens per second of episode time.
+    pub generated_tokens_per_second: f64,
+    /// `ended_by` → count.
+    pub ended_by: BTreeMap<String, usize>,
+    /// Difficulty → (correct, n).
+    pub by_difficulty: BTreeMap<String, (usize, usize)>,
+}
+
+/// Summaries per model, in first-seen order.
+pub fn summarise(records: &[Record]) -> Vec<Summary> {
+    let mut order: Vec<String> = Vec::new();
+    for r in records {
+        if !order.contains(&r.model) {
+            order.push(r.model.clone());
+        }
+    }
+    order
+        .into_iter()
+        .map(|model| {
+            let all: Vec<&Record> = records.iter().filter(|r| r.model == model).collect();
+            let rs: Vec<&Record> = all.iter().copied().filter(|r| r.gold_ok).collect();
+            let n = rs.len();
+            let mean = |f: &dyn Fn(&Record) -> f64| if n == 0 { 0.0 } else { rs.iter().map(|r| f(r)).sum::<f64>() / n as f64 };
+            let correct = rs.iter().filter(|r| r.correct).count();
+            let mut ended_by = BTreeMap::new();
+            let mut by_difficulty: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+            for r in &rs {
+                *ended_by.entry(r.ended_by.clone().unwrap_or_else(|| "scored".into())).or_insert(0) += 1;
+                let e = by_difficulty.entry(r.difficulty.clone().unwrap_or_else(|| "all".into())).or_insert((0, 0));
+                e.0 += r.correct as usize;
+                e.1 += 1;
+            }
+            let secs: f64 = rs.iter().map(|r| r.seconds).sum();
+            let gen: f64 = rs.iter().map(|r| r.generated_tokens as f64).sum();
+            Summary {
+                model,
+                n,
+                gold_failed: all.len() - n,
+                correct,
+                ex: if n == 0 { 0.0 } else { 100.0 * correct as f64 / n as f64 },
+                ex_ci: wilson(correct, n),
+                mean_reward: mean(&|r| r.reward),
+                mean_f1: mean(&|r| r.f1),
+                tool_calls_per_episode: mean(&|r| r.tool_calls as f64),
+                turns_per_episode: mean(&|r| r.turns as f64),
+                decoded_tokens_per_episode: mean(&|r| r.decoded_tokens as f64),
+                generated_tokens_per_episode: mean(&|r| r.generated_tokens as f64),
+                seconds_per_episode: mean(&|r| r.seconds),
+                generated_tokens_per_second: if secs > 0.0 { gen / secs } else { 0.0 },
+                ended_by,
+                by_difficulty,
+            }
+        })
+        .collect()
+}
+
+/// Model `b` against model `a` on the questions both answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct Paired {
+    pub a: String,
+    pub b: String,
+    /// Questions in common.
+    pub n: usize,
+    /// EX(b) - EX(a), percentage points.
+    pub diff: f64,
+    /// 95% interval of the paired difference (normal approximation).
+    pub diff_ci: (f64, f64),
+    /// Ids where exactly one is correct: (id, a correct, b correct).
+    pub disagreements: Vec<(String, bool, bool)>,
+}
+
+/// Paired comparison of every model against the first.
+pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
+    let Some(first) = summaries.first() else { return Vec::new() };
+    let a: BTreeMap<&str, bool> = records.iter().filter(|r| r.model == first.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
+    summaries[1..]
+        .iter()
+        .map(|s| {
+            let b: BTreeMap<&str, bool> = records.iter().filter(|r| r.model == s.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
+            let common: Vec<(&str, bool, bool)> = a.iter().filter_map(|(id, ca)| b.get(id).map(|cb| (*id, *ca, *cb))).collect();
+            let n = common.len();
+            let d: Vec<f64> = common.iter().map(|(_, x, y)| *y as i32 as f64 - *x as i32 as f64).collect();
+            let mean = if n == 0 { 0.0 } else { d.iter().sum::<f64>() / n as f64 };
+            let var = if n < 2 { 0.0 } else { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 };
+            let half = 1.96 * (var / n.max(1) as f64).sqrt();
+            Paired {
+                a: first.model.clone(),
+                b: s.model.clone(),
+                n,
+                diff: 100.0 * mean,
+                diff_ci: (100.0 * (mean - half), 100.0 * (mean + half)),
+                disagreements: common.iter().filter(|(_, x, y)| x != y).map(|(id, x, y)| (id.to_string(), *x, *y)).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The summary as a Markdown document (also what the terminal shows).
+pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
+    let mut s = String::from("| model | n | EX % | 95% CI | reward | F1 | tool calls | turns | tokens decoded | generated | s/episode | gen tok/s | gold failed |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for m in summaries {
+        s.push_str(&format!(
+            "| {} | {} | {:.1} | {:.1}–{:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {} |\n",
+            m.model, m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
+            m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode, m.generated_tokens_per_second, m.gold_failed
+        ));
+    }
+    s.push_str("\n| model | difficulty | EX % | n |\n|---|---|--:|--:|\n");
+    for m in summaries {
+        for (d, (c, n)) in &m.by_difficulty {
+            s.push_str(&format!("| {} | {} | {:.1} | {} |\n", m.model, d, 100.0 * *c as f64 / (*n).max(1) as f64, n));
+        }
+    }
+    s.push_str("\n| model | ended_by | episodes |\n|---|---|--:|\n");
+    for m in summaries {
+        for (e, n) in &m.ended_by {
+            s.push_str(&format!("| {} | {} | {} |\n", m.model, e, n));
+        }
+    }
+    for p in pairs {
+        s.push_str(&format!(
+            "\n{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; they disagree on {}: {}\n",
+            p.b, p.a, p.diff, p.diff_ci.0, p.diff_ci.1, p.n, p.disagreements.len(),
+            p.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    s
+}
+
+/// One CSV row per model.
+pub fn csv(summaries: &[Summary]) -> String {
+    let mut s = String::from("model,n,correct,ex,ex_ci_low,ex_ci_high,mean_reward,mean_f1,tool_calls,turns,decoded_tokens,generated_tokens,seconds,gen_tokens_per_s,gold_failed\n");
+    for m in summaries {
+        s.push_str(&format!(
+            "\"{}\",{},{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.3},{:.3},{:.1},{:.1},{:.3},{:.3},{}\n",
+            m.model.replace('"', "\"\""), m.n, m.correct, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode,
+            m.turns_per_episode, m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode,
+            m.generated_tokens_per_second, m.gold_failed
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_brackets_the_proportion() {
+        let (lo, hi) = wilson(44, 100);
+        assert!(lo < 44.0 && hi > 44.0);
+        assert!((lo - 34.7).abs() < 0.2 && (hi - 53.8).abs() < 0.2, "{lo} {hi}");
+        assert_eq!(wilson(0, 0), (0.0, 0.0));
+    }
+}

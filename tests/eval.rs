@@ -1,0 +1,130 @@
+//! `sqale eval` and `sqale eval score` on a small benchmark built here: two real databases,
+//! questions at several difficulties, evidence, a string literal, and a gold query that fails.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+
+fn fixture(dir: &Path) -> PathBuf {
+    std::fs::copy(common::demo_db(), dir.join("demo.sqlite")).unwrap();
+    common::library_db(dir);
+    let qs = [
+        json!({"id": "q1", "db": "demo.sqlite", "question": "How many customers are there?", "gold_sql": "SELECT COUNT(*) FROM customers", "difficulty": "simple"}),
+        json!({"id": "q2", "db": "demo.sqlite", "question": "How many orders are back-ordered?", "evidence": "back-ordered refers to status = 'back-ordered'", "gold_sql": "SELECT COUNT(*) FROM orders WHERE status = 'back-ordered'", "difficulty": "moderate"}),
+        json!({"id": "q3", "db": "library.sqlite", "question": "Which books did Ada borrow?", "gold_sql": "SELECT b.title FROM loans l JOIN books b ON b.book_id = l.book_id JOIN members m ON m.member_id = l.member_id WHERE m.name = 'Ada'", "difficulty": "challenging"}),
+        json!({"id": "q4", "db": "library.sqlite", "question": "Authors per country?", "gold_sql": "SELECT country, COUNT(*) FROM authors GROUP BY country", "difficulty": "moderate"}),
+        json!({"id": "q5", "db": "library.sqlite", "question": "A question whose gold SQL is broken", "gold_sql": "SELECT nope FROM nowhere", "difficulty": "simple"}),
+    ];
+    let manifest = dir.join("bench.jsonl");
+    std::fs::write(&manifest, qs.iter().map(|q| q.to_string() + "\n").collect::<String>()).unwrap();
+    manifest
+}
+
+fn sqale(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sqale")).args(args).output().unwrap()
+}
+
+#[test]
+fn scoring_predictions_from_another_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let preds = dir.path().join("preds.jsonl");
+    let lines = [
+        json!({"id": "q1", "sql": "select count(customer_id) from customers"}),
+        // Same rows, other order and duplicated: correct under the set rule.
+        json!({"id": "q3", "sql": "SELECT b.title FROM books b JOIN loans l ON l.book_id = b.book_id WHERE l.member_id = 1 UNION ALL SELECT 'Solaris' ORDER BY 1 DESC"}),
+        json!({"id": "q2", "sql": "SELECT COUNT(*) FROM orders WHERE status = 'backordered'"}),
+        json!({"id": "q4", "sql": "SELECT country, COUNT(*) FROM author GROUP BY country"}),
+        json!({"id": "q5", "sql": "SELECT 1"}),
+    ];
+    std::fs::write(&preds, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let out = dir.path().join("scored");
+    let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &v["models"][0];
+    assert_eq!(m["n"], 4, "the broken gold query is reported apart");
+    assert_eq!(m["gold_failed"], 1);
+    assert_eq!(m["correct"], 2);
+    assert_eq!(m["ex"], 50.0);
+    let recs: Vec<serde_json::Value> = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let by_id = |id: &str| recs.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(by_id("q2")["reward"], 1.0, "executes, wrong, F1 0");
+    assert_eq!(by_id("q4")["reward"], 0.5, "valid SQL that does not run");
+    assert_eq!(by_id("q1")["reward"], 3.0);
+    for f in ["summary.md", "summary.csv", "summary.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn eval_runs_resumes_after_a_kill_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let before = common::sha256(&dir.path().join("demo.sqlite"));
+    let out = dir.path().join("results");
+    let model = common::test_model();
+    let args = |json: bool| {
+        let mut a = vec!["eval".to_string(), "--bench".into(), manifest.display().to_string(), "--model".into(), model.display().to_string(),
+            "-o".into(), out.display().to_string(), "--max-episode-tokens".into(), "900".into(), "--ctx".into(), "2048".into(), "--seed".into(), "5".into()];
+        if json {
+            a.push("--json".into());
+        }
+        a
+    };
+    // Start, kill once the first episode is written, then resume.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(false)).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let results = out.join("episodes.jsonl");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&results).map(|s| s.lines().count()).unwrap_or(0) < 1 {
+        assert!(started.elapsed().as_secs() < 600, "no episode finished");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let first: Vec<String> = std::fs::read_to_string(&results).unwrap().lines().filter(|l| l.ends_with('}')).map(str::to_string).collect();
+    assert!(!first.is_empty() && first.len() < 5, "killed midway: {} episodes", first.len());
+
+    let o = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(true)).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&results).unwrap();
+    let recs: Vec<serde_json::Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let mut ids: Vec<&str> = recs.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["q1", "q2", "q3", "q4", "q5"], "each question once: finished ones were not redone");
+    // The episodes finished before the kill are kept byte for byte.
+    for line in &first {
+        assert!(text.contains(line.as_str()));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["models"][0]["n"], 4);
+    assert_eq!(v["models"][0]["gold_failed"], 1);
+    for r in recs.iter().filter(|r| r["gold_ok"] == true) {
+        assert!(r["episode"]["turns"].as_array().is_some_and(|t| !t.is_empty()), "full trace kept");
+        assert!(r["decoded_tokens"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(common::sha256(&dir.path().join("demo.sqlite")), before);
+
+    // A third run has nothing left to do.
+    let o = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(true)).output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(std::fs::read_to_string(&results).unwrap().lines().count(), text.lines().count());
+}
+
+#[test]
+fn bird_layout_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("dev_databases/shop");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    std::fs::copy(common::demo_db(), db_dir.join("shop.sqlite")).unwrap();
+    let dev = json!([{"question_id": 7, "db_id": "shop", "question": "How many suppliers?", "evidence": "", "SQL": "SELECT COUNT(*) FROM suppliers", "difficulty": "simple"}]);
+    std::fs::write(dir.path().join("dev.json"), dev.to_string()).unwrap();
+    let qs = sqale::eval::bench::load(dir.path()).unwrap();
+    assert_eq!(qs.len(), 1);
+    assert_eq!(qs[0].id, "7");
+    assert_eq!(qs[0].evidence, None);
+    assert!(qs[0].db.ends_with("dev_databases/shop/shop.sqlite"));
+}
