@@ -153,6 +153,8 @@ pub struct Episode {
     pub tool_turns: usize,
     /// Tool calls run.
     pub tool_calls: usize,
+    /// Tables the model opened: named by a tool call that succeeded, or read by a query that ran.
+    pub tables_opened: Vec<String>,
     /// Every assistant turn.
     pub turns: Vec<Turn>,
     /// Token and time counters of the conversation.
@@ -277,6 +279,7 @@ impl<G: Generator> Agent<G> {
             ended_by: EndedBy::NoAnswer,
             tool_turns: 0,
             tool_calls: 0,
+            tables_opened: Vec::new(),
             turns: Vec::new(),
             tokens: Counters::default(),
             seed: s.seed,
@@ -449,6 +452,7 @@ impl<G: Generator> Agent<G> {
             None => {} // the final turn set the answer and how it ended
         }
         episode.tokens = gen.counters();
+        episode.tables_opened = env.opened_tables();
         episode.seconds = started.elapsed().as_secs_f64();
         Ok(episode)
     }

@@ -77,3 +77,20 @@ fn execute_and_check_run_queries_whole() {
     assert!(e.check("SELECT * FROM nope").unwrap_err().contains("no such table"));
     assert!(e.check("DELETE FROM orders").is_err());
 }
+
+#[test]
+fn opened_tables_and_tables_read() {
+    let mut e = env();
+    e.call("list_tables", &json!({}));
+    assert!(e.opened_tables().is_empty(), "listing opens nothing");
+    e.call("describe_table", &json!({"table_name": "ORDERS"}));
+    e.call("join_path", &json!({"table_a": "suppliers", "table_b": "order_items"}));
+    e.call("describe_table", &json!({"table_name": "nope"}));
+    assert!(e.call("run_query", &json!({"sql": "SELECT customer_id FROM customers LIMIT 1"})).ok);
+    e.call("run_query", &json!({"sql": "SELECT * FROM warehouses WHERE nope = 1"}));
+    assert_eq!(e.opened_tables(), ["customers", "order_items", "orders", "suppliers"]);
+    // A view's base tables count as read.
+    let mut t = e.tables_read("SELECT SUM(total_amount) FROM order_totals").unwrap();
+    t.sort();
+    assert!(t.contains(&"orders".to_string()) && t.contains(&"order_items".to_string()), "{t:?}");
+}

@@ -102,6 +102,9 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["models"][0]["n"], 4);
     assert_eq!(v["models"][0]["gold_failed"], 1);
+    let q3 = recs.iter().find(|r| r["id"] == "q3").unwrap();
+    assert_eq!(q3["gold_tables"], json!(["books", "loans", "members"]));
+    assert_eq!(q3["gold_literals"], 1);
     for r in recs.iter().filter(|r| r["gold_ok"] == true) {
         assert!(r["episode"]["turns"].as_array().is_some_and(|t| !t.is_empty()), "full trace kept");
         assert!(r["decoded_tokens"].as_u64().unwrap() > 0);

@@ -13,7 +13,8 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Once};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
@@ -41,6 +42,8 @@ const REFUSED_FUNCTIONS: &[&str] = &["load_extension", "readfile", "writefile", 
 /// A connection guarded as described in the module docs, with a per-statement deadline.
 pub(crate) struct GuardedConnection {
     pub(crate) conn: Connection,
+    /// Tables the authorizer saw read since the last [`GuardedConnection::take_reads`].
+    reads: Arc<Mutex<BTreeSet<String>>>,
     epoch: Instant,
     /// Deadline in microseconds since `epoch`; `u64::MAX` when no statement runs.
     deadline_us: Arc<AtomicU64>,
@@ -59,6 +62,8 @@ impl GuardedConnection {
             path: path.to_path_buf(),
             source: e,
         })?;
+        let reads = Arc::new(Mutex::new(BTreeSet::new()));
+        let auth_reads = Arc::clone(&reads);
         let setup = |conn: &mut Connection| -> rusqlite::Result<()> {
             conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
             conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
@@ -68,7 +73,16 @@ impl GuardedConnection {
             conn.execute_batch("PRAGMA query_only = ON; PRAGMA temp_store = MEMORY;")?;
             // Fail fast on a file that is not a database (the open itself is lazy).
             conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
-            conn.authorizer(Some(authorize))?;
+            conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+                if let AuthAction::Read { table_name, .. } = ctx.action {
+                    if ctx.database_name == Some("main") && !table_name.starts_with("sqlite_") {
+                        if let Ok(mut r) = auth_reads.lock() {
+                            r.insert(table_name.to_string());
+                        }
+                    }
+                }
+                authorize(ctx)
+            }))?;
             Ok(())
         };
         setup(&mut conn).map_err(|e| EnvError::Open {
@@ -91,9 +105,15 @@ impl GuardedConnection {
         })?;
         Ok(GuardedConnection {
             conn,
+            reads,
             epoch,
             deadline_us,
         })
+    }
+
+    /// The tables statements prepared since the last call read (through views too).
+    pub(crate) fn take_reads(&self) -> BTreeSet<String> {
+        self.reads.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()
     }
 
     /// Arms the deadline for the statement about to run; disarmed when the guard drops.

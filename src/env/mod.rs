@@ -100,6 +100,8 @@ pub struct Environment {
     db: GuardedConnection,
     path: PathBuf,
     limits: Limits,
+    /// Tables the model has opened: named by a successful tool call, or read by a query that ran.
+    opened: std::collections::BTreeSet<String>,
 }
 
 impl Environment {
@@ -115,6 +117,7 @@ impl Environment {
             db: GuardedConnection::open(path)?,
             path: path.to_path_buf(),
             limits,
+            opened: Default::default(),
         })
     }
 
@@ -169,10 +172,41 @@ impl Environment {
                 TOOLS.iter().map(|t| t.0).collect::<Vec<_>>().join(", ")
             )),
         };
+        let reads = self.db.take_reads();
         match result {
-            Ok(text) => ToolResult::ok(text),
+            Ok(text) => {
+                // A successful call opened what it read: the table a tool named (tools read it
+                // with their own queries) or the tables a query touched.
+                if tool != "list_tables" {
+                    self.opened.extend(reads);
+                    if let Ok(rels) = self.relations() {
+                        for key in ["table_name", "table_a", "table_b"] {
+                            if let Some(r) = get(key).and_then(Value::as_str).and_then(|n| schema::resolve(&rels, n)) {
+                                self.opened.insert(r.name.clone());
+                            }
+                        }
+                    }
+                    let _ = self.db.take_reads();
+                }
+                ToolResult::ok(text)
+            }
             Err(message) => ToolResult::err(message),
         }
+    }
+
+    /// Tables opened so far in this episode: named by a tool call that succeeded, or read by a
+    /// query that ran (base tables behind views included).
+    pub fn opened_tables(&self) -> Vec<String> {
+        self.opened.iter().cloned().collect()
+    }
+
+    /// The tables `sql` reads (base tables behind views included), from SQLite's own planner;
+    /// the statement is prepared, not run.
+    pub fn tables_read(&mut self, sql: &str) -> Result<Vec<String>, String> {
+        let _ = self.db.take_reads();
+        let _deadline = self.db.arm(self.limits.timeout);
+        drop(self.prepare(sql)?);
+        Ok(self.db.take_reads().into_iter().collect())
     }
 
     /// Runs `sql` to completion under the same guards and time limit, returning every row

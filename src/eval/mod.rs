@@ -55,6 +55,18 @@ pub struct Record {
     pub generated_tokens: usize,
     /// Seconds for the episode.
     pub seconds: f64,
+    /// Tables the gold query reads.
+    #[serde(default)]
+    pub gold_tables: Vec<String>,
+    /// Whether the episode opened every gold table.
+    #[serde(default)]
+    pub opened_all_gold_tables: bool,
+    /// String literals of the gold query.
+    #[serde(default)]
+    pub gold_literals: usize,
+    /// How many of them appeared in tool output before the answer.
+    #[serde(default)]
+    pub gold_literals_seen: usize,
     /// The episode's seed.
     pub seed: u32,
     /// The whole episode (absent for scored-only predictions and failed gold queries).
@@ -138,6 +150,10 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &mut Gol
         decoded_tokens: 0,
         generated_tokens: 0,
         seconds: 0.0,
+        gold_tables: Vec::new(),
+        opened_all_gold_tables: false,
+        gold_literals: 0,
+        gold_literals_seen: 0,
         seed: 0,
         episode: None,
     };
@@ -192,12 +208,63 @@ pub fn run<G: Generator>(
             record.generated_tokens = ep.tokens.generated_tokens;
             record.seconds = ep.seconds;
             record.seed = ep.seed;
+            if let Ok(mut env) = Environment::with_limits(&q.db, limits.clone()) {
+                record.gold_tables = env.tables_read(&q.gold_sql).unwrap_or_default();
+            }
+            record.opened_all_gold_tables = record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
+            let literals = string_literals(&q.gold_sql);
+            let seen_text: String = ep
+                .turns
+                .iter()
+                .filter(|t| !t.final_turn)
+                .flat_map(|t| t.calls.iter().filter(|c| c.tool != "submit_sql"))
+                .map(|c| c.result.to_lowercase())
+                .collect::<Vec<_>>()
+                .join("\n");
+            record.gold_literals = literals.len();
+            record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
             record.episode = serde_json::to_value(&ep).ok();
         }
         append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
         progress(i + 1, todo.len(), &record);
     }
     Ok(todo.len())
+}
+
+/// The string literals of a query (`'O''Brien'` → `O'Brien`), without duplicates.
+pub fn string_literals(sql: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                let mut lit = String::new();
+                loop {
+                    match chars.next() {
+                        Some('\'') if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            lit.push('\'');
+                        }
+                        Some('\'') | None => break,
+                        Some(x) => lit.push(x),
+                    }
+                }
+                if !lit.is_empty() && !out.contains(&lit) {
+                    out.push(lit);
+                }
+            }
+            '"' => {
+                // A quoted identifier, not a literal.
+                for x in chars.by_ref() {
+                    if x == '"' {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Why an evaluation stopped.
@@ -220,4 +287,24 @@ pub enum EvalError {
         /// Why.
         reason: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_skip_identifiers_and_unescape() {
+        assert_eq!(
+            string_literals(r#"SELECT "it's" FROM t WHERE a = 'O''Brien' AND b IN ('x', 'x', '') AND c = 'y'"#),
+            ["O'Brien", "x", "y"]
+        );
+    }
+
+    #[test]
+    fn seeds_depend_on_id_not_order() {
+        assert_eq!(episode_seed(1, "q1"), episode_seed(1, "q1"));
+        assert_ne!(episode_seed(1, "q1"), episode_seed(1, "q2"));
+        assert_ne!(episode_seed(1, "q1"), episode_seed(2, "q1"));
+    }
 }

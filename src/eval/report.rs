@@ -41,6 +41,10 @@ pub struct Summary {
     pub seconds_per_episode: f64,
     /// Generated tokens per second of episode time.
     pub generated_tokens_per_second: f64,
+    /// Share of episodes that opened every gold table, percent.
+    pub opened_all_gold_tables: f64,
+    /// Share of gold string literals seen in tool output before the answer, percent.
+    pub gold_literals_seen: f64,
     /// `ended_by` → count.
     pub ended_by: BTreeMap<String, usize>,
     /// Difficulty → (correct, n).
@@ -72,6 +76,8 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
                 e.1 += 1;
             }
             let secs: f64 = rs.iter().map(|r| r.seconds).sum();
+            let lits: usize = rs.iter().map(|r| r.gold_literals).sum();
+            let seen: usize = rs.iter().map(|r| r.gold_literals_seen).sum();
             let gen: f64 = rs.iter().map(|r| r.generated_tokens as f64).sum();
             Summary {
                 model,
@@ -88,6 +94,8 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
                 generated_tokens_per_episode: mean(&|r| r.generated_tokens as f64),
                 seconds_per_episode: mean(&|r| r.seconds),
                 generated_tokens_per_second: if secs > 0.0 { gen / secs } else { 0.0 },
+                opened_all_gold_tables: mean(&|r| 100.0 * r.opened_all_gold_tables as u8 as f64),
+                gold_literals_seen: if lits == 0 { 0.0 } else { 100.0 * seen as f64 / lits as f64 },
                 ended_by,
                 by_difficulty,
             }
@@ -138,11 +146,12 @@ pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
 
 /// The summary as a Markdown document (also what the terminal shows).
 pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
-    let mut s = String::from("| model | n | EX % | 95% CI | reward | F1 | tool calls | turns | tokens decoded | generated | s/episode | gen tok/s | gold failed |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    let mut s = String::from("| model | n | EX % | 95% CI | reward | F1 | tool calls | turns | gold tables opened % | literals seen % | tokens decoded | generated | s/episode | gen tok/s | gold failed |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for m in summaries {
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1}–{:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {} |\n",
+            "| {} | {} | {:.1} | {:.1}–{:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {} |\n",
             m.model, m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
+            m.opened_all_gold_tables, m.gold_literals_seen,
             m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode, m.generated_tokens_per_second, m.gold_failed
         ));
     }
@@ -170,12 +179,12 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
 
 /// One CSV row per model.
 pub fn csv(summaries: &[Summary]) -> String {
-    let mut s = String::from("model,n,correct,ex,ex_ci_low,ex_ci_high,mean_reward,mean_f1,tool_calls,turns,decoded_tokens,generated_tokens,seconds,gen_tokens_per_s,gold_failed\n");
+    let mut s = String::from("model,n,correct,ex,ex_ci_low,ex_ci_high,mean_reward,mean_f1,tool_calls,turns,opened_all_gold_tables,gold_literals_seen,decoded_tokens,generated_tokens,seconds,gen_tokens_per_s,gold_failed\n");
     for m in summaries {
         s.push_str(&format!(
-            "\"{}\",{},{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.3},{:.3},{:.1},{:.1},{:.3},{:.3},{}\n",
+            "\"{}\",{},{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.3},{:.3},{:.2},{:.2},{:.1},{:.1},{:.3},{:.3},{}\n",
             m.model.replace('"', "\"\""), m.n, m.correct, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode,
-            m.turns_per_episode, m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode,
+            m.turns_per_episode, m.opened_all_gold_tables, m.gold_literals_seen, m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode,
             m.generated_tokens_per_second, m.gold_failed
         ));
     }
