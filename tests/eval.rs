@@ -131,3 +131,66 @@ fn bird_layout_loads() {
     assert_eq!(qs[0].evidence, None);
     assert!(qs[0].db.ends_with("dev_databases/shop/shop.sqlite"));
 }
+
+#[test]
+fn shards_merge_into_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let model = common::test_model();
+    let run = |shard: &str, out: &str| {
+        let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--limit", "4", "--shard", shard,
+            "-o", dir.path().join(out).to_str().unwrap(), "--max-episode-tokens", "900", "--ctx", "2048", "--seed", "3", "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        sqale::eval::read_records(&dir.path().join(out).join("episodes.jsonl"))
+    };
+    let a = run("1/2", "s1");
+    let b = run("2/2", "s2");
+    let ids = |rs: &[sqale::eval::Record]| rs.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ["q1", "q3"]);
+    assert_eq!(ids(&b), ["q2", "q4"]);
+    let merged = dir.path().join("merged");
+    let o = sqale(&["eval", "merge", dir.path().join("s1").to_str().unwrap(), dir.path().join("s2").to_str().unwrap(), "-o", merged.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["models"][0]["n"], 4);
+    let mut all = ids(&sqale::eval::read_records(&merged.join("episodes.jsonl")));
+    all.sort();
+    assert_eq!(all, ["q1", "q2", "q3", "q4"]);
+    // Same seed per question whatever the shard: q3's episode equals a whole-run q3 episode's seed.
+    assert_eq!(a[1].seed, sqale::eval::episode_seed(3, "q3"));
+    let o = sqale(&["eval", "--shard", "3/2", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// The HTML report opens in headless Chromium (Debian's `chromium`) and renders; the screenshot
+/// is kept in `target/eval-report.png` for people to look at.
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let preds = dir.path().join("preds.jsonl");
+    std::fs::write(&preds, "{\"id\": \"q1\", \"sql\": \"SELECT COUNT(*) FROM customers\"}\n{\"id\": \"q2\", \"sql\": \"SELECT 0\"}\n").unwrap();
+    let out = dir.path().join("scored");
+    let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--label", "reference-loop"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("reference-loop") && html.contains("How episodes ended"));
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists())
+        .expect("headless Chromium is needed: apt-get install chromium");
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/eval-report.png");
+    let _ = std::fs::remove_file(&shot);
+    let profile = tempfile::tempdir().unwrap();
+    let o = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--window-size=1200,1600", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", out.join("report.html").display()))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium failed: {log}");
+    assert!(!log.contains("Uncaught") && !log.contains("CONSOLE(") , "page errors: {log}");
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+}

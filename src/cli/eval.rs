@@ -24,6 +24,21 @@ pub struct EvalArgs {
 enum EvalSub {
     /// Score predictions (`{"id", "sql"}` per line) made by another system.
     Score(ScoreArgs),
+    /// Join the results folders of shards (`--shard i/n`) into one, and report.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// Results folders to join.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -37,6 +52,10 @@ struct RunArgs {
     /// First N questions only.
     #[arg(long)]
     limit: Option<usize>,
+    /// Run only shard i of n (`2/4`): every n-th question, for splitting a benchmark across
+    /// machines; join the folders with `sqale eval merge`.
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
     /// Results folder (resumed if it exists).
     #[arg(long, short = 'o', default_value = "sqale-eval")]
     out: PathBuf,
@@ -85,8 +104,44 @@ struct ScoreArgs {
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     match args.sub {
         Some(EvalSub::Score(s)) => score(s),
+        Some(EvalSub::Merge(m)) => merge(m),
         None => run_models(args.run),
     }
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let err = || format!("--shard takes i/n with 1 <= i <= n, e.g. 2/4; got {s:?}");
+    let (i, n) = s.split_once('/').ok_or_else(err)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| err())?, n.trim().parse().map_err(|_| err())?);
+    if i == 0 || i > n {
+        return Err(err());
+    }
+    Ok((i, n))
+}
+
+fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut lines = String::new();
+    let mut models = serde_json::Map::new();
+    for dir in &args.inputs {
+        let file = dir.join("episodes.jsonl");
+        anyhow::ensure!(file.is_file(), "{} has no episodes.jsonl: is it a results folder?", dir.display());
+        for r in eval::read_records(&file) {
+            if seen.insert((r.model.clone(), r.id.clone())) {
+                lines.push_str(&serde_json::to_string(&r)?);
+                lines.push('\n');
+            }
+        }
+        if let Ok(text) = std::fs::read_to_string(dir.join("models.json")) {
+            if let Ok(serde_json::Value::Object(m)) = serde_json::from_str(&text) {
+                models.extend(m);
+            }
+        }
+    }
+    write_atomic(&args.out.join("episodes.jsonl"), &lines)?;
+    write_atomic(&args.out.join("models.json"), &serde_json::to_string_pretty(&models)?)?;
+    write_reports(&args.out, args.json)
 }
 
 fn load(bench_path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<bench::Question>> {
@@ -105,6 +160,8 @@ fn write_reports(out: &Path, json: bool) -> anyhow::Result<()> {
     let md = report::markdown(&summaries, &pairs);
     write_atomic(&out.join("summary.md"), &md)?;
     write_atomic(&out.join("summary.csv"), &report::csv(&summaries))?;
+    let models: serde_json::Value = std::fs::read_to_string(out.join("models.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    write_atomic(&out.join("report.html"), &sqale::eval::html::report(&summaries, &pairs, &models))?;
     let j = serde_json::json!({"models": summaries, "paired": pairs});
     write_atomic(&out.join("summary.json"), &serde_json::to_string_pretty(&j)?)?;
     if json {
@@ -139,7 +196,10 @@ fn bar(total: usize, json: bool) -> ProgressBar {
 fn run_models(args: RunArgs) -> anyhow::Result<()> {
     let bench_path = args.bench.as_ref().context("--bench is required (a JSONL manifest or a BIRD folder)")?;
     anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
-    let questions = load(bench_path, args.limit)?;
+    let mut questions = load(bench_path, args.limit)?;
+    if let Some((i, n)) = args.shard {
+        questions = questions.into_iter().enumerate().filter(|(k, _)| k % n == i - 1).map(|(_, q)| q).collect();
+    }
     std::fs::create_dir_all(&args.out)?;
     let results = args.out.join("episodes.jsonl");
     let limits = super::limits(args.sql_timeout)?;
@@ -147,6 +207,7 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
     for path in &args.models {
         let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
         let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions::default())?;
+        record_model(&args.out, &label, path, &model)?;
         let options = sqale::engine::EngineOptions { ctx: args.ctx, threads: args.threads, ..Default::default() };
         let engine = Engine::new(&model, options)?;
         let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
@@ -167,6 +228,16 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         pb.finish_and_clear();
     }
     write_reports(&args.out, args.json)
+}
+
+/// Adds the model's file, size and parameters to `models.json` (for the report's plots).
+fn record_model(out: &Path, label: &str, path: &Path, model: &sqale::engine::Model) -> anyhow::Result<()> {
+    let file = out.join("models.json");
+    let mut map: serde_json::Map<String, serde_json::Value> =
+        std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    map.insert(label.to_string(), serde_json::json!({"path": path.display().to_string(), "bytes": bytes, "params": model.n_params()}));
+    write_atomic(&file, &serde_json::to_string_pretty(&map)?)
 }
 
 #[derive(serde::Deserialize)]

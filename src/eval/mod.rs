@@ -5,6 +5,7 @@
 //! seed is derived from the run's seed and the question id, so results do not depend on order.
 
 pub mod bench;
+pub mod html;
 pub mod report;
 pub mod score;
 
