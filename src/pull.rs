@@ -197,10 +197,10 @@ pub fn fetch_checkpoint(e: &Entry, progress: bool) -> Result<PathBuf, PullError>
         };
         match api.repo(repo.clone()).get(file) {
             Ok(p) => Ok(Some(p)),
-            Err(err) if !required && err.to_string().contains("404") => Ok(None),
+            // Optional files are often absent from a repository.
+            Err(_) if !required => Ok(None),
             Err(err) if file == "config.json" => Err(not_cached(format!("it could not be downloaded ({err})"))),
-            Err(err) if required => Err(PullError::Download { repo: e.repo.clone(), file: file.into(), reason: err.to_string() }),
-            Err(_) => Ok(None),
+            Err(err) => Err(PullError::Download { repo: e.repo.clone(), file: file.into(), reason: err.to_string() }),
         }
     };
     let mut snapshot = None;

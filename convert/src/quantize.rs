@@ -59,8 +59,8 @@ impl std::str::FromStr for QuantType {
     }
 }
 
-type Sink = Box<dyn FnMut(usize, usize) + Send>;
-static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+/// `(tensor, total)` pairs the log callback saw, drained by [`quantize`]'s thread.
+static PROGRESS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 static QUANTIZING: Mutex<()> = Mutex::new(());
 
 unsafe extern "C" fn log_callback(_level: sys::ggml_log_level, text: *const c_char, _user: *mut c_void) {
@@ -70,10 +70,8 @@ unsafe extern "C" fn log_callback(_level: sys::ggml_log_level, text: *const c_ch
     // SAFETY: llama.cpp passes a NUL-terminated string valid for the call.
     let line = unsafe { CStr::from_ptr(text) }.to_string_lossy();
     if let Some((i, n)) = parse_progress(&line) {
-        if let Ok(mut sink) = SINK.lock() {
-            if let Some(f) = sink.as_mut() {
-                f(i, n);
-            }
+        if let Ok(mut queue) = PROGRESS.lock() {
+            queue.push((i, n));
         }
     }
 }
@@ -115,14 +113,8 @@ pub fn quantize(
 
     // The log callback is process-wide and 'static: it queues (tensor, total) pairs, and this
     // thread forwards them to `progress` while the quantiser runs on a scoped thread.
-    let queue = std::sync::Arc::new(Mutex::new(Vec::<(usize, usize)>::new()));
-    let writer = std::sync::Arc::clone(&queue);
-    *SINK.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(move |i, n| {
-        if let Ok(mut v) = writer.lock() {
-            v.push((i, n));
-        }
-    }));
-    let drain = || queue.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default();
+    let drain = || PROGRESS.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default();
+    drain();
     let ftype = ty.ftype();
     let nthread = threads.unwrap_or(0);
     let rc = std::thread::scope(|s| {
@@ -150,7 +142,6 @@ pub fn quantize(
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     });
-    *SINK.lock().unwrap_or_else(|e| e.into_inner()) = None;
     if rc != 0 {
         return Err(ConvertError::Quantize(format!(
             "llama_model_quantize returned {rc} for {} (is it a GGUF llama.cpp can read?)",

@@ -179,14 +179,13 @@ impl Environment {
                 // with their own queries) or the tables a query touched.
                 if tool != "list_tables" {
                     self.opened.extend(reads);
-                    if let Ok(rels) = self.relations() {
-                        for key in ["table_name", "table_a", "table_b"] {
-                            if let Some(r) = get(key).and_then(Value::as_str).and_then(|n| schema::resolve(&rels, n)) {
-                                self.opened.insert(r.name.clone());
-                            }
+                    let named: Vec<&str> = ["table_name", "table_a", "table_b"].iter().filter_map(|k| get(k).and_then(Value::as_str)).collect();
+                    if !named.is_empty() {
+                        if let Ok(rels) = self.relations() {
+                            self.opened.extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
                         }
+                        let _ = self.db.take_reads();
                     }
-                    let _ = self.db.take_reads();
                 }
                 ToolResult::ok(text)
             }

@@ -102,23 +102,32 @@ pub fn read_records(results: &Path) -> Vec<Record> {
     std::io::BufReader::new(f).lines().map_while(Result::ok).filter_map(|l| serde_json::from_str(&l).ok()).collect()
 }
 
+/// A gold query's result and the tables it reads.
+pub struct Gold {
+    /// Its rows, or why it could not run.
+    pub rows: Result<Rows, String>,
+    /// The tables it reads (base tables behind views included).
+    pub tables: Vec<String>,
+}
+
 /// Gold results, computed once per question and shared by every model.
 pub struct GoldCache {
     limits: Limits,
-    rows: HashMap<String, Result<Rows, String>>,
+    gold: HashMap<String, Gold>,
 }
 
 impl GoldCache {
     /// An empty cache; gold queries run under `limits`.
     pub fn new(limits: Limits) -> Self {
-        GoldCache { limits, rows: HashMap::new() }
+        GoldCache { limits, gold: HashMap::new() }
     }
 
-    /// The gold rows of `q` (or why they could not be computed).
-    pub fn get(&mut self, q: &Question) -> &Result<Rows, String> {
+    /// The gold result of `q`, computed on first use.
+    pub fn get(&mut self, q: &Question) -> &Gold {
         let limits = self.limits.clone();
-        self.rows.entry(q.id.clone()).or_insert_with(|| {
-            Environment::with_limits(&q.db, limits).map_err(|e| e.to_string()).and_then(|mut env| env.execute(&q.gold_sql))
+        self.gold.entry(q.id.clone()).or_insert_with(|| match Environment::with_limits(&q.db, limits) {
+            Ok(mut env) => Gold { tables: env.tables_read(&q.gold_sql).unwrap_or_default(), rows: env.execute(&q.gold_sql) },
+            Err(e) => Gold { rows: Err(e.to_string()), tables: Vec::new() },
         })
     }
 }
@@ -158,16 +167,17 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &mut Gol
         seed: 0,
         episode: None,
     };
-    match gold.get(q) {
+    let gold = gold.get(q);
+    r.gold_tables = gold.tables.clone();
+    match &gold.rows {
         Err(e) => {
             r.gold_ok = false;
             r.gold_error = Some(e.clone());
         }
         Ok(rows) => {
-            let rows = rows.clone();
             match Environment::with_limits(&q.db, limits.clone()) {
                 Ok(mut env) => {
-                    let s = score::score(&mut env, sql, &rows);
+                    let s = score::score(&mut env, sql, rows);
                     r.correct = s.correct;
                     r.executed = s.executed;
                     r.f1 = s.f1;
@@ -195,13 +205,15 @@ pub fn run<G: Generator>(
     let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
     let limits = agent.settings().limits.clone();
     for (i, q) in todo.iter().enumerate() {
-        let mut record = score_record(model, q, None, gold, &limits);
-        if record.gold_ok {
+        // A question whose gold query fails is recorded apart, without an episode.
+        let record = if gold.get(q).rows.is_err() {
+            score_record(model, q, None, gold, &limits)
+        } else {
             agent.settings_mut().seed = episode_seed(seed, &q.id);
             let ep: Episode = agent
                 .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
                 .map_err(|e| EvalError::Episode { id: q.id.clone(), reason: e.to_string() })?;
-            record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
+            let mut record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
             record.ended_by = Some(ep.ended_by.as_str().to_string());
             record.tool_calls = ep.tool_calls;
             record.turns = ep.turns.len();
@@ -209,9 +221,6 @@ pub fn run<G: Generator>(
             record.generated_tokens = ep.tokens.generated_tokens;
             record.seconds = ep.seconds;
             record.seed = ep.seed;
-            if let Ok(mut env) = Environment::with_limits(&q.db, limits.clone()) {
-                record.gold_tables = env.tables_read(&q.gold_sql).unwrap_or_default();
-            }
             record.opened_all_gold_tables = record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
             let literals = string_literals(&q.gold_sql);
             let seen_text: String = ep
@@ -225,7 +234,8 @@ pub fn run<G: Generator>(
             record.gold_literals = literals.len();
             record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
             record.episode = serde_json::to_value(&ep).ok();
-        }
+            record
+        };
         append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
         progress(i + 1, todo.len(), &record);
     }
