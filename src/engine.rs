@@ -163,6 +163,12 @@ impl Model {
         })
     }
 
+    /// A llama.cpp context over the model; the error is llama.cpp's reason.
+    pub(crate) fn new_context(&self, params: LlamaContextParams) -> Result<LlamaContext<'_>, String> {
+        let backend = backend().map_err(|e| e.to_string())?;
+        self.model.new_context(backend, params).map_err(|e| e.to_string())
+    }
+
     /// The file it was loaded from.
     pub fn path(&self) -> &Path {
         &self.path
@@ -217,7 +223,7 @@ impl Model {
 
     /// Token ids that end generation: the model's end-of-generation tokens plus `<|im_end|>` and
     /// `<|endoftext|>` where the vocabulary has them as single tokens.
-    fn stop_tokens(&self) -> Vec<LlamaToken> {
+    pub(crate) fn stop_tokens(&self) -> Vec<LlamaToken> {
         let mut stops = Vec::new();
         for marker in ["<|im_end|>", "<|endoftext|>"] {
             if let [t] = self.tokenize(marker, false)[..] {
@@ -408,7 +414,7 @@ pub fn default_threads() -> i32 {
     std::thread::available_parallelism().map_or(4, |n| n.get() as i32)
 }
 
-fn make_sampler(options: &EngineOptions, seed: u32) -> LlamaSampler {
+pub(crate) fn make_sampler(options: &EngineOptions, seed: u32) -> LlamaSampler {
     if options.temperature <= 0.0 {
         return LlamaSampler::greedy();
     }

@@ -211,3 +211,26 @@ impl Generator for ScriptedGenerator {
 fn words(text: &str) -> usize {
     text.split_whitespace().count()
 }
+
+/// A borrowed generator is a generator: an agent can drive one it does not own.
+impl<G: Generator + ?Sized> Generator for &mut G {
+    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        (**self).begin(prefix, seed)
+    }
+
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        (**self).append(text, max_tokens)
+    }
+
+    fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        (**self).complete(max_tokens, on_text)
+    }
+
+    fn counters(&self) -> Counters {
+        (**self).counters()
+    }
+
+    fn context_size(&self) -> usize {
+        (**self).context_size()
+    }
+}

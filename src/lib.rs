@@ -5,6 +5,7 @@
 //!
 //! - [`env`]: the SQLite environment, the eight tools over a database nothing can change;
 //! - [`engine`]: llama.cpp in-process, a conversation as one token sequence decoded once;
+//! - [`batched`]: several conversations in one context, decoded in shared batches;
 //! - [`generate`]: the generation trait between the two halves, and a scripted test double;
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
 //! - [`agent`]: the episode state machine that ties them together;
@@ -22,11 +23,13 @@
 //! ```
 
 pub mod agent;
+pub mod batched;
 pub mod demo;
 pub mod engine;
 pub mod env;
 pub mod eval;
 pub mod generate;
+pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;

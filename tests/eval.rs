@@ -194,3 +194,38 @@ fn html_report_renders_in_headless_chromium() {
     let png = std::fs::read(&shot).expect("screenshot written");
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
 }
+
+/// `--parallel 4` runs the episodes as four sequences of one llama.cpp context, decoded in
+/// shared batches; every episode must come out exactly as with `--parallel 1`.
+#[test]
+fn parallel_episodes_match_serial_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let model = common::test_model();
+    let run = |parallel: &str| {
+        let out = dir.path().join(format!("p{parallel}"));
+        let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--parallel", parallel,
+            "-o", out.to_str().unwrap(), "--max-episode-tokens", "768", "--seed", "11", "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("models.json")).unwrap()).unwrap();
+        assert_eq!(models["SmolLM2-135M-Instruct.Q4_1.gguf"]["last_run"]["parallel"], parallel.parse::<u32>().unwrap());
+        assert!(models["SmolLM2-135M-Instruct.Q4_1.gguf"]["last_run"]["peak_rss_bytes"].as_u64().unwrap() > 50 << 20);
+        let mut recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
+        recs.sort_by(|a, b| a.id.cmp(&b.id));
+        recs
+    };
+    let serial = run("1");
+    let parallel = run("4");
+    assert_eq!(serial.len(), 5);
+    assert_eq!(parallel.len(), 5);
+    for (a, b) in serial.iter().zip(&parallel) {
+        assert_eq!(a.id, b.id);
+        let turns = |r: &sqale::eval::Record| {
+            r.episode.as_ref().map(|e| e["turns"].as_array().unwrap().iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>())
+        };
+        assert_eq!(turns(a), turns(b), "question {}: the episode depends on --parallel", a.id);
+        assert_eq!((a.sql.as_ref(), a.ended_by.as_ref(), a.correct, a.seed), (b.sql.as_ref(), b.ended_by.as_ref(), b.correct, b.seed));
+        assert_eq!((a.decoded_tokens, a.generated_tokens), (b.decoded_tokens, b.generated_tokens), "question {}", a.id);
+    }
+    assert!(serial.iter().filter(|r| r.gold_ok).all(|r| r.generated_tokens > 0));
+}

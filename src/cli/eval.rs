@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use sqale::agent::{Agent, Settings};
-use sqale::engine::Engine;
+use sqale::agent::Settings;
+use sqale::batched::BatchedEngine;
 use sqale::eval::{self, bench, report, GoldCache};
 
 /// Arguments of `sqale eval`.
@@ -71,6 +71,10 @@ struct RunArgs {
     /// Threads.
     #[arg(long, short = 't')]
     threads: Option<i32>,
+    /// Episodes run at once, as sequences of one llama.cpp context decoded in shared batches
+    /// (results do not depend on it; see README, "Many episodes at once").
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    parallel: u32,
     /// Seconds a statement may run.
     #[arg(long, default_value_t = 5.0)]
     sql_timeout: f64,
@@ -204,39 +208,67 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
     let results = args.out.join("episodes.jsonl");
     let limits = super::limits(args.sql_timeout)?;
     let mut gold = GoldCache::new(limits.clone());
+    // Each sequence needs room for one episode, no more.
+    let ctx = args.ctx.min(u32::try_from(args.max_episode_tokens).unwrap_or(u32::MAX));
     for path in &args.models {
         let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+        sqale::memory::reset_peak();
+        let started = std::time::Instant::now();
         let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions::default())?;
-        record_model(&args.out, &label, path, &model)?;
-        let options = sqale::engine::EngineOptions { ctx: args.ctx, threads: args.threads, ..Default::default() };
-        let engine = Engine::new(&model, options)?;
+        let options = sqale::engine::EngineOptions { ctx, threads: args.threads, ..Default::default() };
+        let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
         let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
-        let mut agent = Agent::new(engine, settings);
         let pb = bar(questions.len(), args.json);
         pb.set_prefix(label.clone());
         let already = eval::done_ids(&results, &label).len();
         pb.set_position(already.min(questions.len()) as u64);
-        let (mut correct, mut scored) = (0usize, 0usize);
-        eval::run(&mut agent, &label, &questions, args.seed, &results, &mut gold, &mut |_, _, r| {
+        let (mut correct, mut scored, mut episodes, mut generated) = (0usize, 0usize, 0usize, 0usize);
+        eval::run(&mut engine, &settings, &label, &questions, args.seed, &results, &mut gold, &mut |_, _, r| {
             if r.gold_ok {
                 scored += 1;
                 correct += r.correct as usize;
             }
+            episodes += r.episode.is_some() as usize;
+            generated += r.generated_tokens;
             pb.inc(1);
             pb.set_message(format!("{correct}/{scored}"));
         })?;
         pb.finish_and_clear();
+        let run = RunStats {
+            parallel: args.parallel,
+            episodes,
+            seconds: started.elapsed().as_secs_f64(),
+            generated_tokens: generated,
+            peak_rss_bytes: sqale::memory::peak_bytes(),
+        };
+        record_model(&args.out, &label, path, &model, &run)?;
     }
     write_reports(&args.out, args.json)
 }
 
+/// Throughput and memory of one model's run in this invocation.
+#[derive(serde::Serialize)]
+struct RunStats {
+    parallel: u32,
+    /// Episodes run (questions already done or with a failing gold query excluded).
+    episodes: usize,
+    /// Wall-clock seconds, model load included.
+    seconds: f64,
+    generated_tokens: usize,
+    /// Peak resident memory of the process during this model's run.
+    peak_rss_bytes: Option<u64>,
+}
+
 /// Adds the model's file, size and parameters to `models.json` (for the report's plots).
-fn record_model(out: &Path, label: &str, path: &Path, model: &sqale::engine::Model) -> anyhow::Result<()> {
+fn record_model(out: &Path, label: &str, path: &Path, model: &sqale::engine::Model, run: &RunStats) -> anyhow::Result<()> {
     let file = out.join("models.json");
     let mut map: serde_json::Map<String, serde_json::Value> =
         std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    map.insert(label.to_string(), serde_json::json!({"path": path.display().to_string(), "bytes": bytes, "params": model.n_params()}));
+    map.insert(
+        label.to_string(),
+        serde_json::json!({"path": path.display().to_string(), "bytes": bytes, "params": model.n_params(), "last_run": run}),
+    );
     write_atomic(&file, &serde_json::to_string_pretty(&map)?)
 }
 
@@ -263,7 +295,7 @@ fn score(args: ScoreArgs) -> anyhow::Result<()> {
     let mut lines = String::new();
     for q in &questions {
         let sql = preds.get(&q.id).cloned().flatten();
-        let r = eval::score_record(&args.label, q, sql.as_deref(), &mut gold, &limits);
+        let r = eval::score_record(&args.label, q, sql.as_deref(), gold.get(q), &limits);
         lines.push_str(&serde_json::to_string(&r)?);
         lines.push('\n');
     }

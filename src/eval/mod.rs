@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::agent::{Agent, Episode};
+use crate::agent::{Agent, Episode, Settings};
+use crate::batched::{BatchedEngine, SlotGenerator};
 use crate::env::{Environment, Limits, Rows};
 use crate::generate::Generator;
 use bench::Question;
@@ -130,6 +131,11 @@ impl GoldCache {
             Err(e) => Gold { rows: Err(e.to_string()), tables: Vec::new() },
         })
     }
+
+    /// The gold result of question `id`, if computed.
+    pub fn computed(&self, id: &str) -> Option<&Gold> {
+        self.gold.get(id)
+    }
 }
 
 fn append(results: &Path, record: &Record) -> std::io::Result<()> {
@@ -141,8 +147,8 @@ fn append(results: &Path, record: &Record) -> std::io::Result<()> {
     f.flush()
 }
 
-/// Scores `sql` for `q` into a record (no episode).
-pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &mut GoldCache, limits: &Limits) -> Record {
+/// Scores `sql` for `q` against its gold result into a record (no episode).
+pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, limits: &Limits) -> Record {
     let mut r = Record {
         model: model.to_string(),
         id: q.id.clone(),
@@ -160,40 +166,69 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &mut Gol
         decoded_tokens: 0,
         generated_tokens: 0,
         seconds: 0.0,
-        gold_tables: Vec::new(),
+        gold_tables: gold.tables.clone(),
         opened_all_gold_tables: false,
         gold_literals: 0,
         gold_literals_seen: 0,
         seed: 0,
         episode: None,
     };
-    let gold = gold.get(q);
-    r.gold_tables = gold.tables.clone();
     match &gold.rows {
         Err(e) => {
             r.gold_ok = false;
             r.gold_error = Some(e.clone());
         }
-        Ok(rows) => {
-            match Environment::with_limits(&q.db, limits.clone()) {
-                Ok(mut env) => {
-                    let s = score::score(&mut env, sql, rows);
-                    r.correct = s.correct;
-                    r.executed = s.executed;
-                    r.f1 = s.f1;
-                    r.reward = s.reward;
-                }
-                Err(e) => r.gold_error = Some(e.to_string()),
+        Ok(rows) => match Environment::with_limits(&q.db, limits.clone()) {
+            Ok(mut env) => {
+                let s = score::score(&mut env, sql, rows);
+                r.correct = s.correct;
+                r.executed = s.executed;
+                r.f1 = s.f1;
+                r.reward = s.reward;
             }
-        }
+            Err(e) => r.gold_error = Some(e.to_string()),
+        },
     }
     r
 }
 
-/// Runs `agent` (labelled `model`) on every question not yet in `results`, appending a record
-/// per episode. `progress(done, total)` is called after each.
-pub fn run<G: Generator>(
-    agent: &mut Agent<G>,
+/// Runs one episode for `q` and scores it.
+pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Question, gold: &Gold) -> Result<Record, EvalError> {
+    let limits = agent.settings().limits.clone();
+    let ep: Episode = agent
+        .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
+        .map_err(|e| EvalError::Episode { id: q.id.clone(), reason: e.to_string() })?;
+    let mut record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
+    record.ended_by = Some(ep.ended_by.as_str().to_string());
+    record.tool_calls = ep.tool_calls;
+    record.turns = ep.turns.len();
+    record.decoded_tokens = ep.tokens.decoded_tokens;
+    record.generated_tokens = ep.tokens.generated_tokens;
+    record.seconds = ep.seconds;
+    record.seed = ep.seed;
+    record.opened_all_gold_tables = record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
+    let literals = string_literals(&q.gold_sql);
+    let seen_text: String = ep
+        .turns
+        .iter()
+        .filter(|t| !t.final_turn)
+        .flat_map(|t| t.calls.iter().filter(|c| c.tool != "submit_sql"))
+        .map(|c| c.result.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    record.gold_literals = literals.len();
+    record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
+    record.episode = serde_json::to_value(&ep).ok();
+    Ok(record)
+}
+
+/// Runs every question not yet in `results` for `model`, as many at once as `engine` has
+/// sequences, appending a record per episode as it finishes. Each episode's seed derives from
+/// `seed` and the question id, so results depend on neither order nor parallelism.
+/// `progress(done, total, record)` is called after each.
+pub fn run(
+    engine: &mut BatchedEngine<'_>,
+    settings: &Settings,
     model: &str,
     questions: &[Question],
     seed: u32,
@@ -203,43 +238,46 @@ pub fn run<G: Generator>(
 ) -> Result<usize, EvalError> {
     let done = done_ids(results, model);
     let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
-    let limits = agent.settings().limits.clone();
-    for (i, q) in todo.iter().enumerate() {
-        // A question whose gold query fails is recorded apart, without an episode.
-        let record = if gold.get(q).rows.is_err() {
-            score_record(model, q, None, gold, &limits)
-        } else {
-            agent.settings_mut().seed = episode_seed(seed, &q.id);
-            let ep: Episode = agent
-                .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
-                .map_err(|e| EvalError::Episode { id: q.id.clone(), reason: e.to_string() })?;
-            let mut record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
-            record.ended_by = Some(ep.ended_by.as_str().to_string());
-            record.tool_calls = ep.tool_calls;
-            record.turns = ep.turns.len();
-            record.decoded_tokens = ep.tokens.decoded_tokens;
-            record.generated_tokens = ep.tokens.generated_tokens;
-            record.seconds = ep.seconds;
-            record.seed = ep.seed;
-            record.opened_all_gold_tables = record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
-            let literals = string_literals(&q.gold_sql);
-            let seen_text: String = ep
-                .turns
-                .iter()
-                .filter(|t| !t.final_turn)
-                .flat_map(|t| t.calls.iter().filter(|c| c.tool != "submit_sql"))
-                .map(|c| c.result.to_lowercase())
-                .collect::<Vec<_>>()
-                .join("\n");
-            record.gold_literals = literals.len();
-            record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
-            record.episode = serde_json::to_value(&ep).ok();
-            record
-        };
+    let total = todo.len();
+    let mut finished = 0usize;
+    let mut failure: Option<EvalError> = None;
+    let mut write = |record: Record, finished: &mut usize| -> Result<(), EvalError> {
         append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
-        progress(i + 1, todo.len(), &record);
+        *finished += 1;
+        progress(*finished, total, &record);
+        Ok(())
+    };
+    // A question whose gold query fails is recorded apart, without an episode.
+    let mut runnable = Vec::new();
+    for q in todo {
+        if gold.get(q).rows.is_err() {
+            let r = score_record(model, q, None, gold.get(q), &settings.limits);
+            write(r, &mut finished)?;
+        } else {
+            runnable.push(q);
+        }
     }
-    Ok(todo.len())
+    let gold: &GoldCache = gold;
+    let work = |q: &Question, gen: &mut SlotGenerator<'_>| -> Result<Record, EvalError> {
+        let mut s = settings.clone();
+        s.seed = episode_seed(seed, &q.id);
+        let g = gold.computed(&q.id).ok_or_else(|| EvalError::Episode { id: q.id.clone(), reason: "gold result missing".into() })?;
+        episode_record(&mut Agent::new(gen, s), model, q, g)
+    };
+    engine
+        .run(runnable, work, &mut |r: Result<Record, EvalError>| {
+            if failure.is_some() {
+                return;
+            }
+            if let Err(e) = r.and_then(|r| write(r, &mut finished)) {
+                failure = Some(e);
+            }
+        })
+        .map_err(|e| EvalError::Episode { id: String::new(), reason: e.to_string() })?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(total),
+    }
 }
 
 /// The string literals of a query (`'O''Brien'` → `O'Brien`), without duplicates.
