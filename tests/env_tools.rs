@@ -93,4 +93,8 @@ fn opened_tables_and_tables_read() {
     let mut t = e.tables_read("SELECT SUM(total_amount) FROM order_totals").unwrap();
     t.sort();
     assert!(t.contains(&"orders".to_string()) && t.contains(&"order_items".to_string()), "{t:?}");
+    // A table read for no column (count(*)) is read all the same.
+    assert_eq!(e.tables_read("SELECT COUNT(*) FROM employees").unwrap(), ["employees"]);
+    assert!(e.call("run_query", &json!({"sql": "SELECT count(*) FROM shipments"})).ok);
+    assert!(e.opened_tables().contains(&"shipments".to_string()));
 }

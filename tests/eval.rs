@@ -229,3 +229,73 @@ fn parallel_episodes_match_serial_ones() {
     }
     assert!(serial.iter().filter(|r| r.gold_ok).all(|r| r.generated_tokens > 0));
 }
+
+/// `--schema gold` and `--schema distractors:N` run on copies holding only the chosen tables
+/// (grown along foreign keys), never touching the benchmark's own files.
+#[test]
+fn schema_conditions_cut_copies_of_the_database() {
+    use sqale::eval::subset::{self, SchemaCondition};
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    let before = common::sha256(&dir.path().join("demo.sqlite"));
+    let files_before = std::fs::read_dir(dir.path()).unwrap().count();
+    let limits = sqale::env::Limits::default();
+    let tables_of = |db: &Path| {
+        let env = sqale::env::Environment::open(db).unwrap();
+        env.table_graph().unwrap()
+    };
+    let originals = sqale::eval::bench::load(&manifest).unwrap();
+    for condition in [SchemaCondition::Gold, SchemaCondition::Distractors(2)] {
+        let mut qs = sqale::eval::bench::load(&manifest).unwrap();
+        let mut gold = sqale::eval::GoldCache::new(limits.clone());
+        let cache = dir.path().join("cuts");
+        subset::apply(&mut qs, condition, 7, &mut gold, &cache, &mut |_, _| {}).unwrap();
+        for (q, original) in qs.iter().zip(&originals) {
+            let (all_tables, keys) = tables_of(&original.db);
+            assert!(all_tables.len() >= 4);
+            let g = gold.get(q);
+            if g.rows.is_err() {
+                assert!(q.db.starts_with(dir.path()) && !q.db.starts_with(&cache), "a question whose gold fails keeps its database");
+                continue;
+            }
+            assert!(q.db.starts_with(&cache), "{}", q.db.display());
+            let (kept, _) = tables_of(&q.db);
+            let gold_tables: Vec<String> = g.tables.clone();
+            for t in &gold_tables {
+                assert!(kept.contains(t), "{t} kept in {kept:?}");
+            }
+            match condition {
+                SchemaCondition::Gold => assert_eq!(kept.len(), gold_tables.len(), "{kept:?}"),
+                _ => {
+                    assert_eq!(kept.len(), gold_tables.len() + 2, "{kept:?}");
+                    // Added tables are linked by a key to another kept table, unless no key leads
+                    // out of the kept set any more (library: notes is linked to nothing).
+                    let linked = |t: &String| keys.iter().any(|(a, b)| (a == t && kept.contains(b)) || (b == t && kept.contains(a)));
+                    let exhausted = all_tables.iter().filter(|t| !kept.contains(t)).all(|t| !linked(t));
+                    for t in kept.iter().filter(|t| !gold_tables.contains(t)) {
+                        assert!(linked(t) || exhausted, "{t} is linked in {kept:?}");
+                    }
+                }
+            }
+            // The gold query gives the same rows on the copy.
+            let mut env = sqale::env::Environment::open(&q.db).unwrap();
+            assert_eq!(env.execute(&q.gold_sql).unwrap().rows, g.rows.as_ref().unwrap().rows, "{}", q.id);
+        }
+    }
+    assert_eq!(common::sha256(&dir.path().join("demo.sqlite")), before);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), files_before + 1, "only the cache folder was added");
+
+    // End to end: the label carries the condition, and the episode's database is the copy.
+    let out = dir.path().join("gold-run");
+    let model = common::test_model();
+    let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--limit", "1", "--schema", "gold",
+        "-o", out.to_str().unwrap(), "--max-episode-tokens", "600", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
+    assert_eq!(recs[0].model, "SmolLM2-135M-Instruct.Q4_1.gguf @gold");
+    let db = recs[0].episode.as_ref().unwrap()["db"].as_str().unwrap().to_string();
+    assert!(db.contains("gold-run/databases/"), "{db}");
+    let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--schema", "half"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("distractors:N"));
+}

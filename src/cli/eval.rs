@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::agent::Settings;
 use sqale::batched::BatchedEngine;
+use sqale::eval::subset::{self, SchemaCondition};
 use sqale::eval::{self, bench, report, GoldCache};
 
 /// Arguments of `sqale eval`.
@@ -71,6 +72,11 @@ struct RunArgs {
     /// Threads.
     #[arg(long, short = 't')]
     threads: Option<i32>,
+    /// Schema size: the whole database (`full`), only the gold query's tables (`gold`), or
+    /// those grown along foreign keys by N more (`distractors:N`). Cut databases are copies,
+    /// cached in the results folder; the benchmark's files are never written.
+    #[arg(long, default_value = "full")]
+    schema: SchemaCondition,
     /// Episodes run at once, as sequences of one llama.cpp context decoded in shared batches
     /// (results do not depend on it; see README, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -197,6 +203,13 @@ fn bar(total: usize, json: bool) -> ProgressBar {
     pb
 }
 
+fn spinner_bar(total: usize, prefix: &str) -> ProgressBar {
+    let pb = ProgressBar::new(total as u64);
+    pb.set_style(ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    pb.set_prefix(prefix.to_string());
+    pb
+}
+
 fn run_models(args: RunArgs) -> anyhow::Result<()> {
     let bench_path = args.bench.as_ref().context("--bench is required (a JSONL manifest or a BIRD folder)")?;
     anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
@@ -208,10 +221,19 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
     let results = args.out.join("episodes.jsonl");
     let limits = super::limits(args.sql_timeout)?;
     let mut gold = GoldCache::new(limits.clone());
+    if args.schema != SchemaCondition::Full {
+        let pb = if args.json { ProgressBar::hidden() } else { spinner_bar(questions.len(), &format!("schema {}", args.schema)) };
+        subset::apply(&mut questions, args.schema, args.seed, &mut gold, &args.out.join("databases"), &mut |_, _| pb.inc(1))?;
+        pb.finish_and_clear();
+    }
     // Each sequence needs room for one episode, no more.
     let ctx = args.ctx.min(u32::try_from(args.max_episode_tokens).unwrap_or(u32::MAX));
     for path in &args.models {
-        let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+        let mut label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+        if args.schema != SchemaCondition::Full {
+            // Conditions are compared side by side like models.
+            label = format!("{label} @{}", args.schema);
+        }
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
         let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions::default())?;

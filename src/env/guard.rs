@@ -75,7 +75,9 @@ impl GuardedConnection {
             conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
             conn.authorizer(Some(move |ctx: AuthContext<'_>| {
                 if let AuthAction::Read { table_name, .. } = ctx.action {
-                    if ctx.database_name == Some("main") && !table_name.starts_with("sqlite_") {
+                    // `SELECT count(*) FROM t` reads no column: SQLite then reports the table
+                    // once, with an empty column and no database name.
+                    if matches!(ctx.database_name, Some("main") | None) && !table_name.starts_with("sqlite_") {
                         if let Ok(mut r) = auth_reads.lock() {
                             r.insert(table_name.to_string());
                         }

@@ -208,6 +208,15 @@ impl Environment {
         Ok(self.db.take_reads().into_iter().collect())
     }
 
+    /// The database's tables (views left out) in schema order, and its foreign keys as
+    /// `(from_table, to_table)` pairs.
+    pub fn table_graph(&self) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+        let rels = self.relations()?;
+        let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
+        let tables = rels.iter().filter(|r| !r.is_view).map(|r| r.name.clone()).collect();
+        Ok((tables, keys.into_iter().map(|k| (k.from_table, k.to_table)).collect()))
+    }
+
     /// Runs `sql` to completion under the same guards and time limit, returning every row
     /// (bounded by the time limit and [`MAX_EXECUTE_ROWS`]). For checking answers, not for
     /// showing to the model.
