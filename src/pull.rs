@@ -52,6 +52,16 @@ pub enum PullError {
         /// Why it could not be downloaded.
         why: String,
     },
+    /// A dataset is not in the cache and cannot be downloaded.
+    #[error("dataset {repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run the same command there once (the cache is reused offline), or give local parquet files: --bench sqale:QUERIES,SCHEMAS")]
+    DatasetNotCached {
+        /// The dataset.
+        repo: String,
+        /// The cache folder looked in.
+        cache: String,
+        /// Why it could not be downloaded.
+        why: String,
+    },
     /// Downloading failed.
     #[error("downloading {file} from {repo} failed: {reason}")]
     Download {
@@ -131,6 +141,44 @@ pub fn cached_gguf(e: &Entry, ty: &str) -> Option<PathBuf> {
 pub fn cached_prompt_file(e: &Entry) -> Option<PathBuf> {
     let p = model_dir(e).join("sqale_agent.py");
     p.is_file().then_some(p)
+}
+
+/// Fetches every parquet file of the dataset `id` (`org/name`) into the standard Hugging Face
+/// cache, or finds them there when offline, and returns the snapshot folder holding them.
+pub fn fetch_dataset(id: &str, progress: bool) -> Result<PathBuf, PullError> {
+    let cache = Cache::from_env();
+    let not_cached = |why: String| PullError::DatasetNotCached { repo: id.to_string(), cache: cache.path().display().to_string(), why };
+    let cached_snapshot = || -> Option<PathBuf> {
+        let dir = cache.path().join(format!("datasets--{}", id.replace('/', "--"))).join("snapshots");
+        let mut snaps: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        snaps.sort();
+        snaps.pop().map(|(_, p)| p)
+    };
+    if offline() {
+        return cached_snapshot().ok_or_else(|| not_cached("HF_HUB_OFFLINE is set".into()));
+    }
+    let api = hf_hub::api::sync::ApiBuilder::from_env()
+        .with_progress(progress)
+        .build()
+        .map_err(|err| not_cached(format!("the Hugging Face client could not start ({err})")))?;
+    let repo = api.dataset(id.to_string());
+    let info = match repo.info() {
+        Ok(info) => info,
+        // No network: a complete earlier download still serves.
+        Err(err) => return cached_snapshot().ok_or_else(|| not_cached(format!("it could not be listed ({err})"))),
+    };
+    let mut snapshot = None;
+    for file in info.siblings.iter().map(|s| s.rfilename.as_str()).filter(|f| f.ends_with(".parquet")) {
+        let path = repo.get(file).map_err(|e| PullError::Download { repo: id.to_string(), file: file.to_string(), reason: e.to_string() })?;
+        // The snapshot folder is the file's path less its name in the repository.
+        let depth = Path::new(file).components().count();
+        snapshot = path.ancestors().nth(depth).map(Path::to_path_buf);
+    }
+    snapshot.ok_or_else(|| not_cached("it holds no parquet files".into()))
 }
 
 /// Whether `HF_HUB_OFFLINE` asks for the cache only.

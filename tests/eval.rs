@@ -299,3 +299,151 @@ fn schema_conditions_cut_copies_of_the_database() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("distractors:N"));
 }
+
+fn strings(v: &[&str]) -> common::ParquetColumn {
+    common::ParquetColumn::Strings(v.iter().map(|s| Some(s.to_string())).collect())
+}
+
+/// A tiny SQaLe pair: queries (eight phrasings in a list column) and schemas (DDL + rows as
+/// JSON), two schemas, three questions.
+fn sqale_fixture(dir: &Path) -> (PathBuf, PathBuf) {
+    let queries = dir.join("queries.parquet");
+    let schemas = dir.join("schemas");
+    std::fs::create_dir_all(&schemas).unwrap();
+    let phrasings = |base: &str| (1..=8).map(|k| format!("{base} (phrasing {k})")).collect::<Vec<_>>();
+    common::write_parquet(&queries, &[
+        ("question_id", strings(&["sq1", "sq2", "sq3"])),
+        ("schema_id", strings(&["schema_000001", "schema_000001", "schema_000002"])),
+        ("sql", strings(&[
+            "SELECT COUNT(*) FROM ships WHERE flag = 'Malta'",
+            "SELECT s.name FROM ships s JOIN voyages v ON v.ship_id = s.id GROUP BY s.id ORDER BY COUNT(*) DESC LIMIT 1",
+            "SELECT AVG(price) FROM items",
+        ])),
+        ("difficulty", strings(&["simple", "challenging", "moderate"])),
+        ("questions", common::ParquetColumn::Lists(vec![phrasings("How many ships fly the Maltese flag?"), phrasings("Which ship made the most voyages?"), phrasings("What is the average item price?")])),
+        ("relevant_tables", strings(&["[\"ships\"]", "[\"ships\", \"voyages\"]", "[\"items\"]"])),
+        ("execution_result", strings(&["[[2]]", "[[\"Aurora\"]]", "[[2.5]]"])),
+    ]);
+    common::write_parquet(&schemas.join("part-0.parquet"), &[
+        ("schema_id", strings(&["schema_000002", "schema_000001", "schema_000003"])),
+        ("full_schema", strings(&[
+            "CREATE TABLE items ( id INTEGER PRIMARY KEY, price Numeric NOT NULL );",
+            "CREATE TABLE ships ( id int8 NOT NULL UNIQUE, name Varchar NOT NULL, flag Varchar ); CREATE TABLE voyages ( id INTEGER PRIMARY KEY, ship_id int8 NOT NULL, port TEXT, FOREIGN KEY (ship_id) REFERENCES ships(id) );",
+            "CREATE TABLE unused ( x INTEGER );",
+        ])),
+        ("schema_content", strings(&[
+            r#"{"items": [{"id": 1, "price": 2.0}, {"id": 2, "price": 3.0}]}"#,
+            r#"{"voyages": [{"id": 1, "ship_id": 1, "port": "Valletta"}, {"id": 2, "ship_id": 1, "port": "Genoa"}, {"id": 3, "ship_id": 2, "port": "Oslo"}], "ships": [{"id": 1, "name": "Aurora", "flag": "Malta"}, {"id": 2, "name": "Borealis", "flag": "Malta"}, {"id": 3, "name": "Cygnus", "flag": null}]}"#,
+            r#"{"unused": []}"#,
+        ])),
+    ]);
+    (queries, schemas)
+}
+
+/// An EHRSQL-style file (`valid.json` with `query`, `db_id`, `is_impossible`) beside its
+/// database; gold queries use EHRSQL's `current_time` and vital-sign placeholders.
+fn ehrsql_fixture(dir: &Path) -> PathBuf {
+    let conn = rusqlite::Connection::open(dir.join("clinic.sqlite")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE patients (subject_id INTEGER PRIMARY KEY, gender TEXT, dob TEXT);
+         CREATE TABLE vitals (subject_id INTEGER REFERENCES patients(subject_id), charttime TEXT, heart_rate REAL);
+         INSERT INTO patients VALUES (1, 'f', '2050-03-01 00:00:00'), (2, 'm', '2071-07-07 00:00:00');
+         INSERT INTO vitals VALUES (1, '2105-12-30 10:00:00', 72), (1, '2105-12-31 08:00:00', 130), (2, '2104-01-01 00:00:00', 55);",
+    )
+    .unwrap();
+    drop(conn);
+    let items = json!([
+        {"id": "e1", "db_id": "clinic", "question": "How many patients are there?", "query": "select count(*) from patients", "is_impossible": false},
+        {"id": "e2", "db_id": "clinic", "question": "How many normal heart rate readings were there this year?",
+         "query": "select count(*) from vitals where vitals.heart_rate between heart_rate_lower and heart_rate_upper and strftime('%y', vitals.charttime) = strftime('%y', current_time)", "is_impossible": false},
+        {"id": "e3", "db_id": "clinic", "question": "What is the patient's favourite colour?", "query": "null", "is_impossible": true},
+    ]);
+    let path = dir.join("valid.json");
+    std::fs::write(&path, items.to_string()).unwrap();
+    path
+}
+
+/// Every source format scores the same way: SQaLe parquet (databases built once, phrasings
+/// selectable) and an EHRSQL file (official fill-ins applied to the gold).
+#[test]
+fn sqale_parquet_and_ehrsql_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (queries, schemas) = sqale_fixture(dir.path());
+    let spec = format!("sqale:{},{}", queries.display(), schemas.display());
+    let cache = dir.path().join("cache");
+    let load = |phrasing: &str, limit: Option<usize>| {
+        let mut progress = |_: usize, _: usize| {};
+        let mut options = sqale::eval::bench::LoadOptions { limit, shard: None, phrasing: phrasing.parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+        sqale::eval::bench::open(&spec, &mut options).unwrap()
+    };
+    let qs = load("3", None);
+    assert_eq!(qs.iter().map(|q| q.id.as_str()).collect::<Vec<_>>(), ["sq1", "sq2", "sq3"]);
+    assert_eq!(qs[0].question, "How many ships fly the Maltese flag? (phrasing 3)");
+    assert_eq!(qs[1].difficulty.as_deref(), Some("challenging"));
+    assert_eq!(qs[0].db, qs[1].db, "one database per schema");
+    let built: Vec<_> = std::fs::read_dir(cache.join("sqale")).unwrap().flatten().collect();
+    assert_eq!(built.len(), 2, "only the schemas asked for are built");
+    let mut gold = sqale::eval::GoldCache::new(sqale::env::Limits::default());
+    for q in &qs {
+        let g = gold.get(q);
+        assert!(g.rows.is_ok(), "{}: {:?}", q.id, g.rows.as_ref().err());
+    }
+    assert_eq!(format!("{:?}", gold.get(&qs[1]).rows.as_ref().unwrap().rows), "[[Text(\"Aurora\")]]");
+    assert_eq!(load("8", Some(1))[0].question, "How many ships fly the Maltese flag? (phrasing 8)");
+    let mut progress = |_: usize, _: usize| {};
+    let mut options = sqale::eval::bench::LoadOptions { limit: None, shard: None, phrasing: "9".parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+    let err = sqale::eval::bench::open(&spec, &mut options).unwrap_err().to_string();
+    assert!(err.contains("no phrasing"), "{err}");
+
+    // Scoring another system's predictions against the SQaLe databases.
+    let preds = dir.path().join("preds.jsonl");
+    std::fs::write(&preds, "{\"id\": \"sq1\", \"sql\": \"SELECT count(*) FROM ships WHERE flag = 'Malta'\"}\n{\"id\": \"sq3\", \"sql\": \"SELECT 2.5\"}\n").unwrap();
+    let out = dir.path().join("scored");
+    let o = sqale(&["eval", "score", "--bench", &spec, "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(3), Some(2)));
+
+    // EHRSQL: the unanswerable question is left out; placeholders are filled in the gold.
+    let ehr = ehrsql_fixture(dir.path());
+    let qs = sqale::eval::bench::load(&ehr).unwrap();
+    assert_eq!(qs.len(), 2);
+    assert!(qs[1].gold_sql.contains("'2105-12-31 23:59:00'") && qs[1].gold_sql.contains("between 60.0 and 100.0") && qs[1].gold_sql.contains("'%Y'"), "{}", qs[1].gold_sql);
+    let mut gold = sqale::eval::GoldCache::new(sqale::env::Limits::default());
+    assert_eq!(format!("{:?}", gold.get(&qs[1]).rows.as_ref().unwrap().rows), "[[Integer(1)]]");
+    let preds = dir.path().join("ehr.jsonl");
+    std::fs::write(&preds, "{\"id\": \"e1\", \"sql\": \"SELECT COUNT(DISTINCT subject_id) FROM patients\"}\n").unwrap();
+    let o = sqale(&["eval", "score", "--bench", ehr.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", dir.path().join("ehr-out").to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(2), Some(1)));
+
+    // A live episode on a built SQaLe database.
+    let out = dir.path().join("live");
+    let model = common::test_model();
+    let o = sqale(&["eval", "--bench", &spec, "--model", model.to_str().unwrap(), "--limit", "1", "-o", out.to_str().unwrap(), "--max-episode-tokens", "600", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
+    assert_eq!(recs.len(), 1);
+    assert!(recs[0].episode.as_ref().unwrap()["db"].as_str().unwrap().ends_with(".sqlite"));
+}
+
+/// SQaLe exports with one row per phrasing (`question`, `question_style`) are grouped by id.
+#[test]
+fn sqale_rows_per_phrasing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, schemas) = sqale_fixture(dir.path());
+    let queries = dir.path().join("styles.parquet");
+    common::write_parquet(&queries, &[
+        ("question id", strings(&["a", "a", "b", "b"])),
+        ("schema id", strings(&["schema_000002", "schema_000002", "schema_000002", "schema_000002"])),
+        ("sql statament", strings(&["SELECT 1", "SELECT 1", "SELECT 2", "SELECT 2"])),
+        ("question", strings(&["plain a", "vague a", "plain b", "vague b"])),
+        ("question style", strings(&["Formal", "Vague", "Formal", "Vague"])),
+    ]);
+    let mut progress = |_: usize, _: usize| {};
+    let mut options = sqale::eval::bench::LoadOptions { limit: None, shard: Some((2, 2)), phrasing: "vague".parse().unwrap(), cache: dir.path().join("c"), progress: &mut progress };
+    let qs = sqale::eval::bench::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
+    assert_eq!(qs.len(), 1);
+    assert_eq!((qs[0].id.as_str(), qs[0].question.as_str(), qs[0].gold_sql.as_str()), ("b", "vague b", "SELECT 2"));
+}

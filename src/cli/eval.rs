@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::agent::Settings;
 use sqale::batched::BatchedEngine;
+use sqale::eval::sqale::Phrasing;
 use sqale::eval::subset::{self, SchemaCondition};
 use sqale::eval::{self, bench, report, GoldCache};
 
@@ -44,9 +45,15 @@ struct MergeArgs {
 
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Benchmark: a JSONL manifest or a BIRD folder (dev.json + dev_databases/).
+    /// Benchmark: a JSONL manifest (`id, db, question, evidence?, gold_sql, difficulty?`), a
+    /// BIRD folder (dev.json + dev_databases/), an EHRSQL-style .json file, or `sqale` /
+    /// `sqale:QUERIES,SCHEMAS` (Hugging Face dataset ids or local parquet files/folders; the
+    /// databases are built once into the cache).
     #[arg(long)]
-    bench: Option<PathBuf>,
+    bench: Option<String>,
+    /// SQaLe: which of the eight phrasings to ask, by number (1-8) or style name.
+    #[arg(long, default_value = "1")]
+    phrasing: Phrasing,
     /// GGUF models to evaluate (repeat for several).
     #[arg(long = "model", short = 'm')]
     models: Vec<PathBuf>,
@@ -91,9 +98,12 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct ScoreArgs {
-    /// Benchmark: a JSONL manifest or a BIRD folder.
+    /// Benchmark, as for `sqale eval --bench`.
     #[arg(long)]
-    bench: PathBuf,
+    bench: String,
+    /// SQaLe: which phrasing the predictions answered.
+    #[arg(long, default_value = "1")]
+    phrasing: Phrasing,
     /// Predictions, one `{"id": ..., "sql": ...}` per line.
     #[arg(long)]
     predictions: PathBuf,
@@ -154,12 +164,22 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     write_reports(&args.out, args.json)
 }
 
-fn load(bench_path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<bench::Question>> {
-    let mut qs = bench::load(bench_path)?;
-    if let Some(n) = limit {
-        qs.truncate(n);
-    }
-    anyhow::ensure!(!qs.is_empty(), "{} holds no questions", bench_path.display());
+fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<bench::Question>> {
+    let pb = if json { ProgressBar::hidden() } else { spinner_bar(0, "building databases") };
+    let mut progress = |done: usize, total: usize| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    };
+    let mut options = bench::LoadOptions {
+        limit,
+        shard,
+        phrasing: phrasing.clone(),
+        cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
+        progress: &mut progress,
+    };
+    let qs = bench::open(spec, &mut options)?;
+    pb.finish_and_clear();
+    anyhow::ensure!(!qs.is_empty(), "{spec} holds no questions (after --limit and --shard)");
     Ok(qs)
 }
 
@@ -211,12 +231,9 @@ fn spinner_bar(total: usize, prefix: &str) -> ProgressBar {
 }
 
 fn run_models(args: RunArgs) -> anyhow::Result<()> {
-    let bench_path = args.bench.as_ref().context("--bench is required (a JSONL manifest or a BIRD folder)")?;
+    let spec = args.bench.as_deref().context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
     anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
-    let mut questions = load(bench_path, args.limit)?;
-    if let Some((i, n)) = args.shard {
-        questions = questions.into_iter().enumerate().filter(|(k, _)| k % n == i - 1).map(|(_, q)| q).collect();
-    }
+    let mut questions = load(spec, args.limit, args.shard, &args.phrasing, args.json)?;
     std::fs::create_dir_all(&args.out)?;
     let results = args.out.join("episodes.jsonl");
     let limits = super::limits(args.sql_timeout)?;
@@ -301,7 +318,7 @@ struct Prediction {
 }
 
 fn score(args: ScoreArgs) -> anyhow::Result<()> {
-    let questions = load(&args.bench, None)?;
+    let questions = load(&args.bench, None, None, &args.phrasing, args.json)?;
     let text = std::fs::read_to_string(&args.predictions).with_context(|| format!("reading {}", args.predictions.display()))?;
     let mut preds = std::collections::HashMap::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {

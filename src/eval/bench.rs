@@ -1,4 +1,5 @@
-//! Benchmark sources: a plain JSONL manifest and the BIRD layout.
+//! Benchmark sources: a plain JSONL manifest, the BIRD layout, an EHRSQL-style file, and the
+//! SQaLe parquet pair ([`super::sqale`]).
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +46,68 @@ pub enum BenchError {
         /// What is wrong.
         reason: String,
     },
-    /// Neither a manifest nor a BIRD folder.
-    #[error("{0} is neither a JSONL manifest nor a BIRD-layout folder (dev.json + dev_databases/); see `sqale eval --help`")]
+    /// Not a benchmark sqale knows.
+    #[error("{0} is not a benchmark sqale reads: give a JSONL manifest, a BIRD folder (dev.json + dev_databases/), an EHRSQL-style .json file, or sqale[:QUERIES,SCHEMAS]; see `sqale eval --help`")]
     Unknown(PathBuf),
+    /// A dataset could not be fetched.
+    #[error("{0}")]
+    Fetch(String),
+}
+
+/// How to read a benchmark.
+pub struct LoadOptions<'a> {
+    /// Keep the first N questions only.
+    pub limit: Option<usize>,
+    /// Keep shard i of n (1-based): every n-th question of those kept by `limit`.
+    pub shard: Option<(usize, usize)>,
+    /// SQaLe's phrasing to ask.
+    pub phrasing: super::sqale::Phrasing,
+    /// Where built databases are cached (SQaLe).
+    pub cache: PathBuf,
+    /// `(done, total)` while databases are built.
+    pub progress: &'a mut dyn FnMut(usize, usize),
+}
+
+impl LoadOptions<'_> {
+    fn keeps(&self, i: usize) -> bool {
+        keeps(self.limit, self.shard, i)
+    }
+}
+
+fn keeps(limit: Option<usize>, shard: Option<(usize, usize)>, i: usize) -> bool {
+    limit.is_none_or(|n| i < n) && shard.is_none_or(|(k, n)| i % n == k - 1)
+}
+
+/// The SQaLe datasets on the Hugging Face Hub, used by `--bench sqale`.
+pub const SQALE_DATASETS: (&str, &str) = ("trl-lab/SQaLe-2-text-to-SQL-Queries", "trl-lab/SQaLe-2-text-to-SQL-Schemas");
+
+/// Reads the benchmark `spec` names: `sqale` or `sqale:QUERIES,SCHEMAS` (each a dataset id on
+/// the Hugging Face Hub, fetched through the standard cache, or a local parquet file or folder),
+/// or a path as [`load`] takes. Questions are selected by `options.limit` and `options.shard`.
+pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, BenchError> {
+    if let Some(rest) = spec.strip_prefix("sqale").filter(|r| r.is_empty() || r.starts_with(':')) {
+        let (q, s) = match rest.strip_prefix(':') {
+            None => (SQALE_DATASETS.0.to_string(), SQALE_DATASETS.1.to_string()),
+            Some(pair) => {
+                let (q, s) = pair.split_once(',').ok_or_else(|| BenchError::Unknown(PathBuf::from(spec)))?;
+                (q.trim().to_string(), s.trim().to_string())
+            }
+        };
+        let resolve = |x: &str| -> Result<PathBuf, BenchError> {
+            let p = PathBuf::from(x);
+            if p.exists() {
+                return Ok(p);
+            }
+            crate::pull::fetch_dataset(x, true).map_err(|e| BenchError::Fetch(e.to_string()))
+        };
+        let source = super::sqale::Source { queries: resolve(&q)?, schemas: resolve(&s)? };
+        let (limit, shard) = (options.limit, options.shard);
+        let keep = move |i: usize| keeps(limit, shard, i);
+        return super::sqale::load(&source, &options.phrasing, &keep, &options.cache.join("sqale"), options.progress);
+    }
+    let path = Path::new(spec);
+    let all = load(path)?;
+    Ok(all.into_iter().enumerate().filter(|(i, _)| options.keeps(*i)).map(|(_, q)| q).collect())
 }
 
 /// Reads a benchmark: a `.jsonl` manifest (`id, db, question, evidence?, gold_sql,
@@ -60,7 +120,100 @@ pub fn load(source: &Path) -> Result<Vec<Question>, BenchError> {
     if source.is_dir() && source.join("dev.json").is_file() {
         return load_bird(source);
     }
+    if source.is_file() && source.extension().is_some_and(|e| e == "json") {
+        return load_ehrsql(source);
+    }
     Err(BenchError::Unknown(source.to_path_buf()))
+}
+
+#[derive(Deserialize)]
+struct EhrsqlItem {
+    id: serde_json::Value,
+    question: String,
+    #[serde(default)]
+    query: Option<String>,
+    db_id: String,
+    #[serde(default)]
+    is_impossible: bool,
+    #[serde(default)]
+    difficulty: Option<String>,
+}
+
+/// EHRSQL's fixed "now" and normal vital-sign ranges, as its official evaluation fills them in.
+const EHRSQL_NOW: &str = "2105-12-31 23:59:00";
+const EHRSQL_VITALS: [(&str, f64, f64); 7] = [
+    ("temperature", 35.5, 38.1),
+    ("sao2", 95.0, 100.0),
+    ("heart_rate", 60.0, 100.0),
+    ("respiration", 12.0, 18.0),
+    ("systolic_bp", 90.0, 120.0),
+    ("diastolic_bp", 60.0, 90.0),
+    ("mean_bp", 60.0, 110.0),
+];
+
+/// An EHRSQL gold query made runnable as the official evaluation does: `current_time` becomes
+/// the dataset's fixed now, `<vital>_lower`/`<vital>_upper` become the normal range, and
+/// `strftime('%y'…)`/`'%j'` become `%Y`/`%J`.
+pub fn ehrsql_gold(sql: &str) -> String {
+    let mut s = sql.replace("current_time", &format!("'{EHRSQL_NOW}'"));
+    for (name, lo, hi) in EHRSQL_VITALS {
+        s = s.replace(&format!("{name}_lower"), &format!("{lo:.1}")).replace(&format!("{name}_upper"), &format!("{hi:.1}"));
+    }
+    s.replace("%y", "%Y").replace("%j", "%J")
+}
+
+/// Finds `<db_id>.sqlite` (or `.db`) beside `file`, in its parent folders, or in a `<db_id>/`
+/// folder there.
+fn find_db(file: &Path, db_id: &str) -> Option<PathBuf> {
+    let mut dir = file.parent();
+    for _ in 0..3 {
+        let d = dir?;
+        for name in [format!("{db_id}.sqlite"), format!("{db_id}.db"), format!("{db_id}/{db_id}.sqlite"), format!("{db_id}/{db_id}.db")] {
+            let p = d.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// An EHRSQL-style file: a JSON array of `{id, question, query, db_id, is_impossible?}`.
+/// Unanswerable questions (`is_impossible`, or no query) are left out: an episode must end in
+/// SQL. Gold queries get EHRSQL's official fill-ins ([`ehrsql_gold`]).
+fn load_ehrsql(path: &Path) -> Result<Vec<Question>, BenchError> {
+    let items: Vec<EhrsqlItem> = serde_json::from_str(&read(path)?).map_err(|e| BenchError::Format {
+        path: path.to_path_buf(),
+        line: 0,
+        reason: format!("{e} (expected a JSON array of {{\"id\", \"question\", \"query\", \"db_id\"}}, as EHRSQL's valid.json)"),
+    })?;
+    let mut dbs: std::collections::HashMap<String, PathBuf> = Default::default();
+    let mut out = Vec::new();
+    for it in items {
+        let Some(query) = it.query.filter(|q| !it.is_impossible && !q.trim().is_empty() && q.trim() != "null") else { continue };
+        let db = match dbs.get(&it.db_id) {
+            Some(p) => p.clone(),
+            None => {
+                let p = find_db(path, &it.db_id).ok_or_else(|| BenchError::Format {
+                    path: path.to_path_buf(),
+                    line: 0,
+                    reason: format!("database {0:?} not found: put {0}.sqlite next to the file (EHRSQL builds it with preprocess/preprocess_db.py)", it.db_id),
+                })?;
+                dbs.insert(it.db_id.clone(), p.clone());
+                p
+            }
+        };
+        out.push(Question {
+            id: it.id.to_string().trim_matches('"').to_string(),
+            db,
+            question: it.question,
+            evidence: None,
+            gold_sql: ehrsql_gold(&query),
+            difficulty: it.difficulty,
+        });
+    }
+    Ok(out)
 }
 
 fn read(path: &Path) -> Result<String, BenchError> {

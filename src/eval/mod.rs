@@ -8,6 +8,7 @@ pub mod bench;
 pub mod html;
 pub mod report;
 pub mod score;
+pub mod sqale;
 pub mod subset;
 
 use std::collections::{HashMap, HashSet};

@@ -134,3 +134,67 @@ pub fn check_incremental_equals_scratch(model: &Model, options: EngineOptions) {
     }
 }
 
+
+/// A parquet column for [`write_parquet`].
+pub enum ParquetColumn {
+    /// Nullable UTF-8 strings.
+    Strings(Vec<Option<String>>),
+    /// Lists of UTF-8 strings (parquet's three-level LIST layout, as pyarrow writes it).
+    Lists(Vec<Vec<String>>),
+}
+
+/// Writes a one-row-group, snappy-compressed parquet file (for benchmark fixtures).
+pub fn write_parquet(path: &Path, columns: &[(&str, ParquetColumn)]) {
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use std::sync::Arc;
+    use parquet::basic::{ConvertedType, Repetition, Type as Physical};
+    use parquet::schema::types::Type;
+    // Built with the type builders (not the message parser) so names may hold spaces.
+    let string = |name: &str| {
+        Arc::new(Type::primitive_type_builder(name, Physical::BYTE_ARRAY).with_repetition(Repetition::OPTIONAL).with_converted_type(ConvertedType::UTF8).build().unwrap())
+    };
+    let fields: Vec<Arc<Type>> = columns
+        .iter()
+        .map(|(name, c)| match c {
+            ParquetColumn::Strings(_) => string(name),
+            ParquetColumn::Lists(_) => {
+                let list = Type::group_type_builder("list").with_repetition(Repetition::REPEATED).with_fields(vec![string("element")]).build().unwrap();
+                Arc::new(Type::group_type_builder(name).with_repetition(Repetition::OPTIONAL).with_converted_type(ConvertedType::LIST).with_fields(vec![Arc::new(list)]).build().unwrap())
+            }
+        })
+        .collect();
+    let schema = Arc::new(Type::group_type_builder("fixture").with_fields(fields).build().unwrap());
+    let props = Arc::new(parquet::file::properties::WriterProperties::builder().set_compression(parquet::basic::Compression::SNAPPY).build());
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::file::writer::SerializedFileWriter::new(file, schema, props).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    for (_, c) in columns {
+        let mut col = group.next_column().unwrap().unwrap();
+        let w = col.typed::<ByteArrayType>();
+        match c {
+            ParquetColumn::Strings(v) => {
+                let values: Vec<ByteArray> = v.iter().flatten().map(|s| ByteArray::from(s.as_str())).collect();
+                let defs: Vec<i16> = v.iter().map(|s| s.is_some() as i16).collect();
+                w.write_batch(&values, Some(&defs), None).unwrap();
+            }
+            ParquetColumn::Lists(v) => {
+                let (mut values, mut defs, mut reps) = (Vec::new(), Vec::new(), Vec::new());
+                for list in v {
+                    if list.is_empty() {
+                        defs.push(1);
+                        reps.push(0);
+                    }
+                    for (i, s) in list.iter().enumerate() {
+                        values.push(ByteArray::from(s.as_str()));
+                        defs.push(3);
+                        reps.push(if i == 0 { 0 } else { 1 });
+                    }
+                }
+                w.write_batch(&values, Some(&defs), Some(&reps)).unwrap();
+            }
+        }
+        col.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+}
