@@ -9,6 +9,7 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=SQALE_BACKENDS={}", backends.join(","));
+    println!("cargo:rustc-env=SQALE_GPU_BACKENDS={}", backends[1..].join(","));
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=SQALE_TARGET={target}");
     // The SIMD features llama.cpp's CPU kernels are compiled for (llama-cpp-sys-2 maps these).

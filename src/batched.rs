@@ -288,7 +288,7 @@ impl<'m> BatchedEngine<'m> {
                 }
                 slot.work = Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), bytes: Vec::new() };
                 // A completion can end on its first sample.
-                Ok(self.sample(slot).map(|c| Reply::Completed(c, slot.counters)))
+                Ok(self.sample(slot, None).map(|c| Reply::Completed(c, slot.counters)))
             }
         }
     }
@@ -358,14 +358,17 @@ impl<'m> BatchedEngine<'m> {
         Ok(())
     }
 
-    /// Samples a generating slot's next token from its logits; finishes the completion on a
-    /// stop token or at its limit.
-    fn sample(&self, slot: &mut Slot) -> Option<Completion> {
+    /// Samples a generating slot's next token, from output `index` of the last batch or else
+    /// from the slot's saved logits; finishes the completion on a stop token or at its limit.
+    fn sample(&self, slot: &mut Slot, index: Option<i32>) -> Option<Completion> {
         let Work::Generate { max, generated, next, bytes, .. } = &mut slot.work else { return None };
         let finish = if *generated >= *max {
             Some(Finish::Length)
         } else {
-            let token = sample_from(&mut slot.sampler, &slot.logits);
+            let token = match index {
+                Some(i) => slot.sampler.sample(&self.ctx, i),
+                None => sample_from(&mut slot.sampler, &slot.logits),
+            };
             let vocab = self.model.llama().vocab();
             if self.stops.contains(&token) || vocab.is_eog(token) {
                 Some(Finish::Stop)
@@ -382,7 +385,19 @@ impl<'m> BatchedEngine<'m> {
     /// Decodes the pending token of every generating slot in one batch, then samples each one's
     /// next token.
     fn generate_step(&mut self, slots: &mut [Slot], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
-        let members: Vec<usize> = (0..slots.len()).filter(|&i| matches!(slots[i].work, Work::Generate { .. })).collect();
+        let mut members: Vec<usize> = Vec::new();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            if !matches!(slot.work, Work::Generate { .. }) {
+                continue;
+            }
+            if slot.tokens.len() + 1 > self.per_slot {
+                // Only this sequence is full; the others go on.
+                slot.work = Work::Idle;
+                let _ = replies[i].send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity: self.per_slot }));
+                continue;
+            }
+            members.push(i);
+        }
         if members.is_empty() {
             return Ok(());
         }
@@ -390,9 +405,6 @@ impl<'m> BatchedEngine<'m> {
         for &i in &members {
             let slot = &slots[i];
             let Work::Generate { next, .. } = slot.work else { continue };
-            if slot.tokens.len() + 1 > self.per_slot {
-                return Err(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity: self.per_slot });
-            }
             self.batch
                 .add(next, slot.tokens.len() as i32, &[i as i32], true)
                 .map_err(|e| GenerateError::Backend(e.to_string()))?;
@@ -405,9 +417,10 @@ impl<'m> BatchedEngine<'m> {
             slot.counters.decoded_tokens += 1;
             slot.counters.generated_tokens += 1;
             slot.counters.context_tokens = slot.tokens.len();
-            slot.logits.clear();
-            slot.logits.extend_from_slice(self.ctx.get_logits_ith(k as i32));
-            if let Some(done) = self.sample(slot) {
+            if let Some(done) = self.sample(slot, Some(k as i32)) {
+                // Kept for a completion asked without appending first (as a lone engine would).
+                slot.logits.clear();
+                slot.logits.extend_from_slice(self.ctx.get_logits_ith(k as i32));
                 slot.work = Work::Idle;
                 let _ = replies[i].send(Reply::Completed(done, slot.counters));
             }
@@ -416,8 +429,8 @@ impl<'m> BatchedEngine<'m> {
     }
 }
 
-/// Samples from `logits` exactly as llama.cpp's `llama_sampler_sample` does (every token as a
-/// candidate, in id order), and records the choice in the sampler's state.
+/// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a
+/// context (every token as a candidate, in id order), and records the choice in the sampler.
 fn sample_from(sampler: &mut LlamaSampler, logits: &[f32]) -> LlamaToken {
     let mut candidates =
         LlamaTokenDataArray::from_iter(logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)), false);

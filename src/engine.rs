@@ -51,6 +51,22 @@ pub enum EngineError {
     /// GPU offload was asked of a build without a GPU backend.
     #[error("--gpu-layers {0} asks for GPU offload, but this build of sqale has no GPU backend (rebuild with --features vulkan or --features cuda), or pass --gpu-layers 0")]
     NoGpu(u32),
+    /// GPU offload was asked, the build has a GPU backend, but llama.cpp sees no GPU.
+    #[error("--gpu-layers {layers} asks for GPU offload and this build has the {backends} backend, but llama.cpp sees no GPU device (check the driver: `vulkaninfo --summary` or `nvidia-smi`; for Mesa's CPU Vulkan driver lavapipe set GGML_VK_VISIBLE_DEVICES=0), or pass --gpu-layers 0")]
+    NoGpuDevice {
+        /// Layers asked for.
+        layers: u32,
+        /// The GPU backends built in.
+        backends: String,
+    },
+    /// `--device` named a device llama.cpp does not see.
+    #[error("no device {asked:?}; llama.cpp sees: {available} (see `sqale info`)")]
+    NoSuchDevice {
+        /// What was asked for.
+        asked: String,
+        /// The devices there are.
+        available: String,
+    },
     /// The context could not be created (usually not enough memory).
     #[error("llama.cpp could not create a context of {n_ctx} tokens ({reason}); try a smaller --ctx")]
     Context {
@@ -68,7 +84,13 @@ pub struct ModelOptions {
     pub gpu_layers: Option<u32>,
     /// Show llama.cpp's own log on stderr.
     pub verbose: bool,
+    /// The device to run on, by index or name as `sqale info` lists them (e.g. `1` or
+    /// `Vulkan0`); `None` lets llama.cpp use every GPU it sees.
+    pub device: Option<String>,
 }
+
+/// The GPU backends this build was compiled with (`vulkan`, `cuda`, `metal`), comma-separated.
+pub const GPU_BACKENDS: &str = env!("SQALE_GPU_BACKENDS");
 
 /// How to run a context.
 #[derive(Debug, Clone)]
@@ -143,14 +165,29 @@ impl Model {
             // llama.cpp logs to stderr by default; silence it unless asked.
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
         }
-        let gpu = backend.supports_gpu_offload();
+        let mut gpu = backend.supports_gpu_offload();
+        let mut chosen = None;
+        if let Some(asked) = &options.device {
+            let all = devices();
+            let found = all.iter().find(|d| d.index.to_string() == asked.trim() || d.name.eq_ignore_ascii_case(asked.trim()));
+            let Some(d) = found else {
+                let available = all.iter().map(|d| format!("{} {} ({})", d.index, d.name, d.description)).collect::<Vec<_>>().join(", ");
+                return Err(EngineError::NoSuchDevice { asked: asked.clone(), available });
+            };
+            gpu = !matches!(d.device_type, llama_cpp_2::LlamaBackendDeviceType::Cpu);
+            chosen = Some(d.index);
+        }
         let layers = match options.gpu_layers {
-            Some(n) if n > 0 && !gpu => return Err(EngineError::NoGpu(n)),
+            Some(n) if n > 0 && !gpu && GPU_BACKENDS.is_empty() => return Err(EngineError::NoGpu(n)),
+            Some(n) if n > 0 && !gpu => return Err(EngineError::NoGpuDevice { layers: n, backends: GPU_BACKENDS.to_string() }),
             Some(n) => n,
             None if gpu => u32::MAX,
             None => 0,
         };
-        let params = LlamaModelParams::default().with_n_gpu_layers(layers);
+        let mut params = LlamaModelParams::default().with_n_gpu_layers(layers);
+        if let Some(index) = chosen.filter(|_| gpu) {
+            params = params.with_devices(&[index]).map_err(|e| EngineError::Load { path: path.to_path_buf(), reason: e.to_string() })?;
+        }
         let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| EngineError::Load {
             path: path.to_path_buf(),
             reason: e.to_string(),

@@ -24,6 +24,7 @@
 
 pub mod agent;
 pub mod batched;
+pub mod cpu;
 pub mod demo;
 pub mod engine;
 pub mod env;

@@ -7,6 +7,17 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Before anything else runs llama.cpp's kernels: a CPU without the build's SIMD features
+    // would otherwise die with an illegal instruction.
+    let missing = sqale::cpu::missing_features();
+    if !missing.is_empty() {
+        eprintln!(
+            "error: this build of sqale uses CPU features this CPU lacks ({}). Rebuild for this machine: \
+             RUSTFLAGS='-C target-cpu=x86-64' cargo build --release (see README, \"Backends\").",
+            missing.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,

@@ -45,6 +45,17 @@ pub struct BenchArgs {
     /// Seed for the episode.
     #[arg(long, default_value_t = 1)]
     seed: u32,
+    /// Run a benchmark's episodes at each of these `--parallel` values instead (e.g. 1,2,4,8):
+    /// episodes per minute, aggregate generated tokens/s and peak memory, each against the first
+    /// value, and whether every episode came out the same.
+    #[arg(long, value_delimiter = ',', requires = "eval_bench")]
+    parallel: Vec<u32>,
+    /// The benchmark for `--parallel` (as `sqale eval --bench`).
+    #[arg(long)]
+    eval_bench: Option<String>,
+    /// Questions of that benchmark to run.
+    #[arg(long, default_value_t = 8)]
+    limit: usize,
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
@@ -71,6 +82,9 @@ fn random_tokens(n: usize, vocab: i32) -> Vec<LlamaToken> {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(spec) = &args.eval_bench {
+        return parallel_bench(&args, spec);
+    }
     let model = args.model.load()?;
     let mut engine = Engine::new(&model, args.model.engine_options())?;
     let tokens = random_tokens(args.pp.max(args.tg), model.llama().n_vocab());
@@ -223,4 +237,117 @@ fn episode_bench(mut engine: Engine<'_>, args: &BenchArgs) -> anyhow::Result<ser
         });
     }
     Ok(out)
+}
+
+/// One `--parallel` value's run of the benchmark.
+#[derive(serde::Serialize)]
+struct ParallelRun {
+    parallel: u32,
+    episodes: usize,
+    seconds: f64,
+    generated_tokens: usize,
+    decoded_tokens: usize,
+    episodes_per_minute: f64,
+    generated_tokens_per_second: f64,
+    peak_rss_bytes: Option<u64>,
+    /// Against the first `--parallel` value.
+    speedup: f64,
+    /// Every episode equal (completions, calls, answer) to the first value's.
+    same_episodes: bool,
+}
+
+/// Runs the same questions at each `--parallel` value through one loaded model.
+fn parallel_bench(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(!args.parallel.is_empty() && args.parallel.iter().all(|&n| (1..=64).contains(&n)), "--parallel takes values 1-64, e.g. --parallel 1,2,4,8");
+    let mut progress = |_: usize, _: usize| {};
+    let mut options = sqale::eval::bench::LoadOptions {
+        limit: Some(args.limit),
+        shard: None,
+        phrasing: Default::default(),
+        cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
+        progress: &mut progress,
+    };
+    let questions = sqale::eval::bench::open(spec, &mut options)?;
+    let model = args.model.load()?;
+    let limits = sqale::env::Limits::default();
+    let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+    let mut engine_options = args.model.engine_options();
+    engine_options.ctx = engine_options.ctx.min(u32::try_from(args.max_episode_tokens).unwrap_or(u32::MAX));
+    let mut gold = sqale::eval::GoldCache::new(limits);
+    let scratch = tempfile::tempdir()?;
+    let mut runs: Vec<ParallelRun> = Vec::new();
+    let mut first: Option<Vec<serde_json::Value>> = None;
+    for &n in &args.parallel {
+        let results = scratch.path().join(format!("p{n}.jsonl"));
+        sqale::memory::reset_peak();
+        let mut engine = sqale::batched::BatchedEngine::new(&model, engine_options.clone(), n as usize)?;
+        let t = Instant::now();
+        sqale::eval::run(&mut engine, &settings, "bench", &questions, args.seed, &results, &mut gold, &mut |d, total, _| {
+            if !args.json {
+                eprint!("\r--parallel {n}: {d}/{total} episodes");
+            }
+        })?;
+        let seconds = t.elapsed().as_secs_f64();
+        if !args.json {
+            eprintln!();
+        }
+        drop(engine);
+        let mut recs = sqale::eval::read_records(&results);
+        recs.sort_by(|a, b| a.id.cmp(&b.id));
+        let episodes: Vec<serde_json::Value> = recs
+            .iter()
+            .map(|r| serde_json::json!({"id": r.id, "sql": r.sql, "turns": r.episode.as_ref().map(|e| e["turns"].as_array().map(|t| t.iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>()))}))
+            .collect();
+        let same = first.get_or_insert_with(|| episodes.clone()) == &episodes;
+        let generated: usize = recs.iter().map(|r| r.generated_tokens).sum();
+        let decoded: usize = recs.iter().map(|r| r.decoded_tokens).sum();
+        let eps = recs.iter().filter(|r| r.episode.is_some()).count();
+        let base = runs.first().map(|r| r.seconds).unwrap_or(seconds);
+        runs.push(ParallelRun {
+            parallel: n,
+            episodes: eps,
+            seconds,
+            generated_tokens: generated,
+            decoded_tokens: decoded,
+            episodes_per_minute: eps as f64 * 60.0 / seconds,
+            generated_tokens_per_second: generated as f64 / seconds,
+            peak_rss_bytes: sqale::memory::peak_bytes(),
+            speedup: base / seconds,
+            same_episodes: same,
+        });
+    }
+    let params = model.n_params();
+    let decoded_per_q = runs.first().map(|r| r.decoded_tokens as f64 / r.episodes.max(1) as f64).unwrap_or(0.0);
+    let report = serde_json::json!({
+        "model": model.path().display().to_string(),
+        "params": params,
+        "benchmark": spec,
+        "questions": questions.len(),
+        "max_episode_tokens": args.max_episode_tokens,
+        "runs": runs,
+        "decoded_tokens_per_question": decoded_per_q,
+        // Forward-pass compute per question: 2 FLOPs per parameter per decoded token.
+        "tflops_per_question": 2.0 * params as f64 * decoded_per_q / 1e12,
+    });
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!("model {} ({} params), {} questions from {spec}, episodes of at most {} tokens", model.path().display(), params, questions.len(), args.max_episode_tokens);
+    println!("{:>9} {:>9} {:>10} {:>12} {:>14} {:>12} {:>9} {:>6}", "parallel", "episodes", "seconds", "episodes/min", "gen tokens/s", "peak MiB", "speedup", "same");
+    for r in &runs {
+        println!(
+            "{:>9} {:>9} {:>10.1} {:>12.2} {:>14.1} {:>12.0} {:>8.2}x {:>6}",
+            r.parallel,
+            r.episodes,
+            r.seconds,
+            r.episodes_per_minute,
+            r.generated_tokens_per_second,
+            r.peak_rss_bytes.unwrap_or(0) as f64 / (1 << 20) as f64,
+            r.speedup,
+            if r.same_episodes { "yes" } else { "NO" }
+        );
+    }
+    println!("compute per question: 2 x {params} params x {decoded_per_q:.0} decoded tokens = {:.4} TFLOPs", 2.0 * params as f64 * decoded_per_q / 1e12);
+    Ok(())
 }

@@ -79,6 +79,12 @@ struct RunArgs {
     /// Threads.
     #[arg(long, short = 't')]
     threads: Option<i32>,
+    /// Layers to offload to the GPU (default: all with a GPU backend, else 0).
+    #[arg(long, short = 'g')]
+    gpu_layers: Option<u32>,
+    /// Device to run on, by index or name as `sqale info` lists them.
+    #[arg(long)]
+    device: Option<String>,
     /// Schema size: the whole database (`full`), only the gold query's tables (`gold`), or
     /// those grown along foreign keys by N more (`distractors:N`). Cut databases are copies,
     /// cached in the results folder; the benchmark's files are never written.
@@ -187,12 +193,12 @@ fn write_reports(out: &Path, json: bool) -> anyhow::Result<()> {
     let records = eval::read_records(&out.join("episodes.jsonl"));
     let summaries = report::summarise(&records);
     let pairs = report::paired(&records, &summaries);
-    let md = report::markdown(&summaries, &pairs);
+    let models: serde_json::Value = std::fs::read_to_string(out.join("models.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let md = format!("{}\n{}", report::markdown(&summaries, &pairs), report::runs_markdown(&models, &summaries));
     write_atomic(&out.join("summary.md"), &md)?;
     write_atomic(&out.join("summary.csv"), &report::csv(&summaries))?;
-    let models: serde_json::Value = std::fs::read_to_string(out.join("models.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
     write_atomic(&out.join("report.html"), &sqale::eval::html::report(&summaries, &pairs, &models))?;
-    let j = serde_json::json!({"models": summaries, "paired": pairs});
+    let j = serde_json::json!({"models": summaries, "paired": pairs, "runs": models});
     write_atomic(&out.join("summary.json"), &serde_json::to_string_pretty(&j)?)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&j)?);
@@ -253,7 +259,8 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         }
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
-        let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions::default())?;
+        let model_options = sqale::engine::ModelOptions { gpu_layers: args.gpu_layers, device: args.device.clone(), verbose: false };
+        let model = sqale::engine::Model::load(path, &model_options)?;
         let options = sqale::engine::EngineOptions { ctx, threads: args.threads, ..Default::default() };
         let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
         let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };

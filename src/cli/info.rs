@@ -94,7 +94,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         out["memory_available"] = avail.into();
     }
     if let Some(path) = &args.model {
-        let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions { gpu_layers: Some(0), verbose: false })?;
+        let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() })?;
         let mut e = estimate(&model, args.ctx as u64);
         e["model"] = path.display().to_string().into();
         e["ctx"] = args.ctx.into();

@@ -58,6 +58,9 @@ pub struct ModelArgs {
     /// Layers to offload to the GPU (default: all with a GPU backend, else 0).
     #[arg(long, short = 'g')]
     gpu_layers: Option<u32>,
+    /// Device to run on, by index or name as `sqale info` lists them (default: every GPU).
+    #[arg(long)]
+    device: Option<String>,
     /// Context window in tokens.
     #[arg(long, default_value_t = 16_384)]
     ctx: u32,
@@ -99,6 +102,7 @@ impl ModelArgs {
         let options = sqale::engine::ModelOptions {
             gpu_layers: self.gpu_layers,
             verbose: self.verbose,
+            device: self.device.clone(),
         };
         Ok(sqale::engine::Model::load(path, &options)?)
     }

@@ -177,6 +177,36 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
     s
 }
 
+/// The runs behind the summaries (from `models.json`): file size, parameters, the last run's
+/// `--parallel`, episodes per minute, aggregate generated tokens/s and peak memory, and the
+/// compute per question (2 × parameters × tokens decoded per episode).
+pub fn runs_markdown(models: &serde_json::Value, summaries: &[Summary]) -> String {
+    let mut s = String::from("| model | file MiB | parameters | parallel | episodes | episodes/min | gen tok/s (all episodes) | peak MiB | TFLOPs/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    let mib = |v: &serde_json::Value| v.as_f64().map(|b| format!("{:.0}", b / 1048576.0)).unwrap_or_else(|| "–".into());
+    for m in summaries {
+        let Some(info) = models.get(&m.model) else { continue };
+        let run = &info["last_run"];
+        let params = info["params"].as_f64().unwrap_or(0.0);
+        let secs = run["seconds"].as_f64().unwrap_or(0.0);
+        let per_min = |n: f64| if secs > 0.0 { format!("{:.2}", n * 60.0 / secs) } else { "–".into() };
+        let eps = run["episodes"].as_f64().unwrap_or(0.0);
+        let gen = run["generated_tokens"].as_f64().unwrap_or(0.0);
+        s.push_str(&format!(
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {:.4} |\n",
+            m.model,
+            mib(&info["bytes"]),
+            params,
+            run["parallel"].as_u64().map(|p| p.to_string()).unwrap_or_else(|| "–".into()),
+            eps,
+            per_min(eps),
+            if secs > 0.0 { format!("{:.1}", gen / secs) } else { "–".into() },
+            mib(&run["peak_rss_bytes"]),
+            2.0 * params * m.decoded_tokens_per_episode / 1e12,
+        ));
+    }
+    s
+}
+
 /// One CSV row per model.
 pub fn csv(summaries: &[Summary]) -> String {
     let mut s = String::from("model,n,correct,ex,ex_ci_low,ex_ci_high,mean_reward,mean_f1,tool_calls,turns,opened_all_gold_tables,gold_literals_seen,decoded_tokens,generated_tokens,seconds,gen_tokens_per_s,gold_failed\n");
