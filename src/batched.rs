@@ -122,7 +122,7 @@ impl<'m> BatchedEngine<'m> {
             .with_kv_unified(false)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
-        if !engine::gpu_offload_supported() {
+        if !model.on_gpu() {
             // llama.cpp's CPU flash attention picks its kernel by batch shape: a lone query
             // over 512+ cached tokens is split across threads and reduced, other shapes are
             // not, so a sequence's rounding would depend on what it shares a batch with. The

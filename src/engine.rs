@@ -107,6 +107,11 @@ pub struct EngineOptions {
     pub top_p: f32,
     /// Top-k cut-off.
     pub top_k: i32,
+    /// Snapshot the shared prefix (the system turn) after decoding it, so that later
+    /// conversations restore it instead of decoding it again. Off for a single conversation,
+    /// which has no use for it: taking it copies the prefix's KV cache (back from the device,
+    /// on a GPU backend).
+    pub keep_prefix: bool,
 }
 
 impl Default for EngineOptions {
@@ -118,6 +123,7 @@ impl Default for EngineOptions {
             temperature: 0.6,
             top_p: 0.95,
             top_k: 20,
+            keep_prefix: true,
         }
     }
 }
@@ -125,10 +131,30 @@ impl Default for EngineOptions {
 fn backend() -> Result<&'static LlamaBackend, EngineError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
-        .get_or_init(|| LlamaBackend::init().map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            load_backend_modules();
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
         .as_ref()
         .map_err(|e| EngineError::Backend(e.clone()))
 }
+
+/// With `--features portable`, llama.cpp's backends are shared libraries, one per CPU variant,
+/// loaded from beside the executable when shipped there, else from the build's own folder;
+/// llama.cpp scores each variant against the CPU and keeps the best.
+#[cfg(feature = "portable")]
+fn load_backend_modules() {
+    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)).filter(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|mut entries| entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libggml-cpu"))))
+    });
+    match beside {
+        Some(dir) => llama_cpp_2::llama_backend::load_backends_from_path(&dir),
+        None => llama_cpp_2::llama_backend::load_backends(),
+    }
+}
+
+#[cfg(not(feature = "portable"))]
+fn load_backend_modules() {}
 
 /// The devices llama.cpp sees (CPU, and GPUs when a GPU backend is built in).
 pub fn devices() -> Vec<llama_cpp_2::LlamaBackendDevice> {
@@ -147,6 +173,8 @@ pub fn gpu_offload_supported() -> bool {
 pub struct Model {
     model: LlamaModel,
     path: PathBuf,
+    /// Layers offloaded to a GPU (0: the model runs on the CPU).
+    gpu_layers: u32,
     /// Qwen tokenizers normalise text to NFC before splitting; llama.cpp ignores normalizers, so
     /// the engine applies it itself (otherwise decomposed accents in a database's values would
     /// tokenise differently from training).
@@ -197,12 +225,24 @@ impl Model {
             nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
             model,
             path: path.to_path_buf(),
+            gpu_layers: if gpu { layers } else { 0 },
         })
     }
 
+    /// Whether any layer runs on a GPU.
+    pub fn on_gpu(&self) -> bool {
+        self.gpu_layers > 0
+    }
+
     /// A llama.cpp context over the model; the error is llama.cpp's reason.
-    pub(crate) fn new_context(&self, params: LlamaContextParams) -> Result<LlamaContext<'_>, String> {
+    pub(crate) fn new_context(&self, mut params: LlamaContextParams) -> Result<LlamaContext<'_>, String> {
         let backend = backend().map_err(|e| e.to_string())?;
+        if !self.on_gpu() {
+            // With every layer on the CPU, llama.cpp would still ship large batches' matrix
+            // products to a GPU it sees ("op offload"), copying the weights each time: on Mesa's
+            // lavapipe that made prefill 20 times slower. `--gpu-layers 0` means the CPU.
+            params = params.with_op_offload(false);
+        }
         self.model.new_context(backend, params).map_err(|e| e.to_string())
     }
 
@@ -299,7 +339,6 @@ pub struct Engine<'m> {
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
-        let backend = backend()?;
         let n_ctx = NonZeroU32::new(options.ctx).ok_or(EngineError::Context {
             n_ctx: 0,
             reason: "the context size must be positive".into(),
@@ -314,13 +353,7 @@ impl<'m> Engine<'m> {
         // oversubscribes and decoding crawls. Default to the cores this process may use.
         let threads = options.threads.unwrap_or_else(default_threads);
         params = params.with_n_threads(threads).with_n_threads_batch(threads);
-        let ctx = model
-            .model
-            .new_context(backend, params)
-            .map_err(|e| EngineError::Context {
-                n_ctx: options.ctx,
-                reason: e.to_string(),
-            })?;
+        let ctx = model.new_context(params).map_err(|reason| EngineError::Context { n_ctx: options.ctx, reason })?;
         let sampler = make_sampler(&options, 0);
         Ok(Engine {
             model,
@@ -402,6 +435,9 @@ impl<'m> Engine<'m> {
                 .map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))?;
             self.logits_index = Some(part.len() as i32 - 1);
         }
+        // A GPU backend returns before the work is done; wait, so that the time counted is the
+        // decode's and not the next call's.
+        self.ctx.synchronize();
         self.tokens.extend_from_slice(tokens);
         self.counters.decoded_tokens += tokens.len();
         self.counters.context_tokens = self.tokens.len();
@@ -472,6 +508,9 @@ impl Generator for Engine<'_> {
         }
         let tokens = self.model.tokenize(prefix, true);
         self.decode(&tokens)?;
+        if !self.options.keep_prefix {
+            return Ok(());
+        }
         let state = self
             .ctx
             .state_seq_get(self.seq, LlamaStateSeqFlags::empty())

@@ -63,7 +63,8 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         ..Settings::default()
     };
     let model = args.model.load_path(&model_path)?;
-    let engine = Engine::new(&model, args.model.engine_options())?;
+    // One conversation: nothing to reuse the prompt snapshot for.
+    let engine = Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
     let mut agent = Agent::new(engine, settings);
     let mut tracer = Tracer::new();
     let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut |e| {

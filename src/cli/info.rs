@@ -84,6 +84,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         "backends": env!("SQALE_BACKENDS").split(',').collect::<Vec<_>>(),
         "target": env!("SQALE_TARGET"),
         "cpu_features": env!("SQALE_CPU_FEATURES").split(',').filter(|s| !s.is_empty()).collect::<Vec<_>>(),
+        "cpu_kernels": env!("SQALE_CPU_KERNELS"),
         "gpu_offload": sqale::engine::gpu_offload_supported(),
         "threads_default": sqale::engine::default_threads(),
         "devices": devices,
@@ -110,7 +111,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     let gb = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as f64 / (1u64 << 30) as f64;
     println!("sqale {}  target {}  backends {}", out["version"].as_str().unwrap_or(""), env!("SQALE_TARGET"), env!("SQALE_BACKENDS"));
-    println!("CPU features compiled in: {}", env!("SQALE_CPU_FEATURES"));
+    println!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", env!("SQALE_CPU_FEATURES"), env!("SQALE_CPU_KERNELS"));
     println!("default threads: {}", out["threads_default"]);
     for d in out["devices"].as_array().into_iter().flatten() {
         println!("device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free", d["index"], d["name"].as_str().unwrap_or(""), d["description"].as_str().unwrap_or(""), d["backend"].as_str().unwrap_or(""), gb(&d["memory_total"]), gb(&d["memory_free"]));

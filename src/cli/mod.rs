@@ -120,6 +120,7 @@ impl ModelArgs {
             temperature: self.temp,
             top_p: self.top_p,
             top_k: self.top_k,
+            keep_prefix: true,
         }
     }
 }
