@@ -12,6 +12,11 @@ fn main() {
     println!("cargo:rustc-env=SQALE_GPU_BACKENDS={}", backends[1..].join(","));
     let cpu_kernels = if std::env::var_os("CARGO_FEATURE_PORTABLE").is_some() { "all variants, chosen at run time" } else { "this build's target features" };
     println!("cargo:rustc-env=SQALE_CPU_KERNELS={cpu_kernels}");
+    if std::env::var_os("CARGO_FEATURE_PORTABLE").is_some() && std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        // llama.cpp is shared libraries here: let the binary find them beside itself, where
+        // scripts/package-portable puts them.
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN");
+    }
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=SQALE_TARGET={target}");
     // The SIMD features llama.cpp's CPU kernels are compiled for (llama-cpp-sys-2 maps these).
