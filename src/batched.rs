@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
+use llama_cpp_2::context::session::LlamaStateSeqFlags;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::sampling::LlamaSampler;
@@ -37,7 +37,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::engine::{self, EngineError, EngineOptions, Model};
+use crate::engine::{self, EngineError, EngineOptions, Model, PrefixCache};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
 
 /// A request from a worker's [`SlotGenerator`] to the scheduler.
@@ -81,13 +81,6 @@ struct Slot {
     work: Work,
 }
 
-/// The system-turn snapshot copied into every sequence.
-struct Prefix {
-    text: String,
-    tokens: Vec<LlamaToken>,
-    state: SeqState,
-}
-
 /// A context of several sequences over one [`Model`].
 pub struct BatchedEngine<'m> {
     model: &'m Model,
@@ -97,7 +90,7 @@ pub struct BatchedEngine<'m> {
     per_slot: usize,
     chunk: usize,
     batch: LlamaBatch<'static>,
-    prefix: Option<Prefix>,
+    prefix: Option<PrefixCache>,
     stops: Vec<LlamaToken>,
 }
 
@@ -311,7 +304,7 @@ impl<'m> BatchedEngine<'m> {
                 .ctx
                 .state_seq_get(i as i32, LlamaStateSeqFlags::empty())
                 .map_err(|e| GenerateError::Backend(format!("taking the prompt snapshot failed: {e}")))?;
-            self.prefix = Some(Prefix { text: prefix.to_string(), tokens, state });
+            self.prefix = Some(PrefixCache { text: prefix.to_string(), tokens, state });
         } else if let Some(p) = &self.prefix {
             self.ctx
                 .state_seq_set(&p.state, i as i32)

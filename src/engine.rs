@@ -313,10 +313,13 @@ impl Model {
 }
 
 /// The system-turn snapshot reused by every conversation.
-struct PrefixCache {
-    text: String,
-    tokens: Vec<LlamaToken>,
-    state: SeqState,
+pub(crate) struct PrefixCache {
+    /// The prefix text it was taken after.
+    pub(crate) text: String,
+    /// Its tokens.
+    pub(crate) tokens: Vec<LlamaToken>,
+    /// The sequence state after them.
+    pub(crate) state: SeqState,
 }
 
 /// One context over a [`Model`]: a conversation as one growing token sequence.

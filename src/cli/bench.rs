@@ -119,7 +119,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         "model": model.path().display().to_string(),
         "params": model.n_params(),
         "size_bytes": model.size(),
-        "threads": args.model.threads,
+        "threads": args.model.hardware.threads,
         "batch": args.model.batch,
         "pp_tokens": args.pp, "pp_tps_mean": pp_mean, "pp_tps_sd": pp_sd,
         "tg_tokens": args.tg, "tg_tps_mean": tg_mean, "tg_tps_sd": tg_sd,
@@ -259,20 +259,12 @@ struct ParallelRun {
 /// Runs the same questions at each `--parallel` value through one loaded model.
 fn parallel_bench(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
     anyhow::ensure!(!args.parallel.is_empty() && args.parallel.iter().all(|&n| (1..=64).contains(&n)), "--parallel takes values 1-64, e.g. --parallel 1,2,4,8");
-    let mut progress = |_: usize, _: usize| {};
-    let mut options = sqale::eval::bench::LoadOptions {
-        limit: Some(args.limit),
-        shard: None,
-        phrasing: Default::default(),
-        cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
-        progress: &mut progress,
-    };
-    let questions = sqale::eval::bench::open(spec, &mut options)?;
+    let questions = super::eval::load(spec, Some(args.limit), None, &Default::default(), args.json)?;
     let model = args.model.load()?;
     let limits = sqale::env::Limits::default();
     let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
     let mut engine_options = args.model.engine_options();
-    engine_options.ctx = engine_options.ctx.min(u32::try_from(args.max_episode_tokens).unwrap_or(u32::MAX));
+    engine_options.ctx = sqale::eval::sequence_context(engine_options.ctx, args.max_episode_tokens);
     let mut gold = sqale::eval::GoldCache::new(limits);
     let scratch = tempfile::tempdir()?;
     let mut runs: Vec<ParallelRun> = Vec::new();

@@ -76,15 +76,8 @@ struct RunArgs {
     /// Context window.
     #[arg(long, default_value_t = 16_384)]
     ctx: u32,
-    /// Threads.
-    #[arg(long, short = 't')]
-    threads: Option<i32>,
-    /// Layers to offload to the GPU (default: all with a GPU backend, else 0).
-    #[arg(long, short = 'g')]
-    gpu_layers: Option<u32>,
-    /// Device to run on, by index or name as `sqale info` lists them.
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    hardware: super::HardwareArgs,
     /// Schema size: the whole database (`full`), only the gold query's tables (`gold`), or
     /// those grown along foreign keys by N more (`distractors:N`). Cut databases are copies,
     /// cached in the results folder; the benchmark's files are never written.
@@ -170,7 +163,9 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     write_reports(&args.out, args.json)
 }
 
-fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<bench::Question>> {
+/// The benchmark `spec` names, with `--limit` and `--shard` applied and a progress bar while
+/// databases are built.
+pub(super) fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<bench::Question>> {
     let pb = if json { ProgressBar::hidden() } else { spinner_bar(0, "building databases") };
     let mut progress = |done: usize, total: usize| {
         pb.set_length(total as u64);
@@ -249,8 +244,7 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         subset::apply(&mut questions, args.schema, args.seed, &mut gold, &args.out.join("databases"), &mut |_, _| pb.inc(1))?;
         pb.finish_and_clear();
     }
-    // Each sequence needs room for one episode, no more.
-    let ctx = args.ctx.min(u32::try_from(args.max_episode_tokens).unwrap_or(u32::MAX));
+    let ctx = eval::sequence_context(args.ctx, args.max_episode_tokens);
     for path in &args.models {
         let mut label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
         if args.schema != SchemaCondition::Full {
@@ -259,9 +253,8 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         }
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
-        let model_options = sqale::engine::ModelOptions { gpu_layers: args.gpu_layers, device: args.device.clone(), verbose: false };
-        let model = sqale::engine::Model::load(path, &model_options)?;
-        let options = sqale::engine::EngineOptions { ctx, threads: args.threads, ..Default::default() };
+        let model = sqale::engine::Model::load(path, &args.hardware.model_options(false))?;
+        let options = sqale::engine::EngineOptions { ctx, threads: args.hardware.threads, ..Default::default() };
         let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
         let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
         let pb = bar(questions.len(), args.json);

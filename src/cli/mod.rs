@@ -46,12 +46,9 @@ enum Command {
     Eval(eval::EvalArgs),
 }
 
-/// Model and sampling flags shared by the commands that run a model.
+/// Where a model runs: threads and GPU placement, shared by every command that runs one.
 #[derive(Args, Debug, Clone)]
-pub struct ModelArgs {
-    /// GGUF model file (default: the registry's default model, pulled on first use).
-    #[arg(long, short = 'm')]
-    model: Option<PathBuf>,
+pub struct HardwareArgs {
     /// Threads for generation and prefill (default: every CPU available).
     #[arg(long, short = 't')]
     threads: Option<i32>,
@@ -61,6 +58,23 @@ pub struct ModelArgs {
     /// Device to run on, by index or name as `sqale info` lists them (default: every GPU).
     #[arg(long)]
     device: Option<String>,
+}
+
+impl HardwareArgs {
+    /// How to load a model on this hardware.
+    fn model_options(&self, verbose: bool) -> sqale::engine::ModelOptions {
+        sqale::engine::ModelOptions { gpu_layers: self.gpu_layers, verbose, device: self.device.clone() }
+    }
+}
+
+/// Model and sampling flags shared by the commands that run a model.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// GGUF model file (default: the registry's default model, pulled on first use).
+    #[arg(long, short = 'm')]
+    model: Option<PathBuf>,
+    #[command(flatten)]
+    hardware: HardwareArgs,
     /// Context window in tokens.
     #[arg(long, default_value_t = 16_384)]
     ctx: u32,
@@ -94,17 +108,12 @@ impl ModelArgs {
             return Ok((p, prompt()));
         }
         eprintln!("no --model given: pulling the default model {} ({}) once", entry.repo, entry.default_type);
-        let gguf = pull::pull_entry(&entry, &entry.default_type, self.threads, false)?;
+        let gguf = pull::pull_entry(&entry, &entry.default_type, self.hardware.threads, false)?;
         Ok((gguf, prompt()))
     }
 
     fn load_path(&self, path: &std::path::Path) -> anyhow::Result<sqale::engine::Model> {
-        let options = sqale::engine::ModelOptions {
-            gpu_layers: self.gpu_layers,
-            verbose: self.verbose,
-            device: self.device.clone(),
-        };
-        Ok(sqale::engine::Model::load(path, &options)?)
+        Ok(sqale::engine::Model::load(path, &self.hardware.model_options(self.verbose))?)
     }
 
     fn load(&self) -> anyhow::Result<sqale::engine::Model> {
@@ -115,7 +124,7 @@ impl ModelArgs {
     fn engine_options(&self) -> sqale::engine::EngineOptions {
         sqale::engine::EngineOptions {
             ctx: self.ctx,
-            threads: self.threads,
+            threads: self.hardware.threads,
             batch: self.batch,
             temperature: self.temp,
             top_p: self.top_p,

@@ -54,7 +54,7 @@ impl GuardedConnection {
     pub(crate) fn open(path: &Path) -> Result<Self, EnvError> {
         set_heap_limit_once();
         check_no_pending_wal(path)?;
-        let uri = format!("file:{}?mode=ro&immutable=1", uri_escape_path(path)?);
+        let uri = read_only_uri(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -193,6 +193,12 @@ fn check_no_pending_wal(path: &Path) -> Result<(), EnvError> {
         Ok(m) if m.len() > 0 => Err(EnvError::PendingWal(path.to_path_buf())),
         _ => Ok(()),
     }
+}
+
+/// The `file:` URI that opens `path` read-only and `immutable`: no journal, WAL or lock file is
+/// ever touched.
+pub(crate) fn read_only_uri(path: &Path) -> Result<String, EnvError> {
+    Ok(format!("file:{}?mode=ro&immutable=1", uri_escape_path(path)?))
 }
 
 fn uri_escape_path(path: &Path) -> Result<String, EnvError> {

@@ -19,8 +19,10 @@ use serde_json::Value;
 pub use limits::Limits;
 
 use format::TableText;
+pub(crate) use guard::read_only_uri;
 use guard::GuardedConnection;
-use schema::{quote_ident, Relation};
+pub(crate) use schema::quote_ident;
+use schema::Relation;
 
 /// Rows [`Environment::execute`] returns at most.
 pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
@@ -206,6 +208,11 @@ impl Environment {
         let _deadline = self.db.arm(self.limits.timeout);
         drop(self.prepare(sql)?);
         Ok(self.db.take_reads().into_iter().collect())
+    }
+
+    /// The database's views, in schema order.
+    pub fn views(&self) -> Result<Vec<String>, String> {
+        Ok(self.relations()?.into_iter().filter(|r| r.is_view).map(|r| r.name).collect())
     }
 
     /// The database's tables (views left out) in schema order, and its foreign keys as

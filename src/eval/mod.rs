@@ -77,6 +77,12 @@ pub struct Record {
     pub episode: Option<serde_json::Value>,
 }
 
+/// The KV cache each sequence of an evaluation needs: room for one episode of
+/// `max_episode_tokens`, no more than the context window `ctx`.
+pub fn sequence_context(ctx: u32, max_episode_tokens: usize) -> u32 {
+    ctx.min(u32::try_from(max_episode_tokens).unwrap_or(u32::MAX))
+}
+
 /// The seed of question `id` in a run seeded `seed`.
 pub fn episode_seed(seed: u32, id: &str) -> u32 {
     let d = Sha256::digest(format!("{seed}:{id}").as_bytes());

@@ -26,6 +26,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::bench::{BenchError, Question};
+use crate::env::quote_ident;
 
 /// Which of the eight phrasings to ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,9 +282,9 @@ pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -
             for row in list {
                 let cols: Vec<&String> = row.keys().collect();
                 let sql = format!(
-                    "INSERT INTO \"{}\" ({}) VALUES ({})",
-                    table.replace('"', "\"\""),
-                    cols.iter().map(|c| format!("\"{}\"", c.replace('"', "\"\""))).collect::<Vec<_>>().join(", "),
+                    "INSERT INTO {} ({}) VALUES ({})",
+                    quote_ident(table),
+                    cols.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", "),
                     vec!["?"; cols.len()].join(", ")
                 );
                 let values = row.values().map(sql_value);

@@ -18,7 +18,7 @@ use std::str::FromStr;
 use rusqlite::{Connection, OpenFlags};
 use sha2::{Digest, Sha256};
 
-use crate::env::Environment;
+use crate::env::{quote_ident, read_only_uri, Environment};
 
 /// How much of each database an episode sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -183,13 +183,12 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
     std::fs::create_dir_all(dir).map_err(|e| write_err(e.to_string()))?;
 
     // Views to keep: those whose base tables all come along (asked of SQLite's planner).
-    let env = Environment::open(source).map_err(|e| src_err(e.to_string()))?;
-    let views = view_names(source).map_err(|e| src_err(e.to_string()))?;
-    let mut env = env;
+    let mut env = Environment::open(source).map_err(|e| src_err(e.to_string()))?;
+    let views = env.views().map_err(src_err)?;
     let keep_views: Vec<String> = views
         .into_iter()
         .filter(|v| {
-            env.tables_read(&format!("SELECT * FROM {}", quote(v)))
+            env.tables_read(&format!("SELECT * FROM {}", quote_ident(v)))
                 .is_ok_and(|base| base.iter().all(|b| tables.iter().any(|t| t.eq_ignore_ascii_case(b))))
         })
         .collect();
@@ -200,7 +199,8 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
             .map_err(|e| write_err(e.to_string()))?;
         // Keys may point at tables left out; the copy keeps the declarations, unenforced.
         conn.execute_batch("PRAGMA foreign_keys = OFF").map_err(|e| write_err(e.to_string()))?;
-        conn.execute("ATTACH DATABASE ?1 AS src", [read_only_uri(source)]).map_err(|e| src_err(e.to_string()))?;
+        let uri = read_only_uri(source).map_err(|e| src_err(e.to_string()))?;
+        conn.execute("ATTACH DATABASE ?1 AS src", [uri]).map_err(|e| src_err(e.to_string()))?;
         let tx = conn.unchecked_transaction().map_err(|e| write_err(e.to_string()))?;
         for t in tables {
             let ddl: String = tx
@@ -208,8 +208,8 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
                 .map_err(|e| src_err(format!("table {t}: {e}")))?;
             tx.execute_batch(&ddl).map_err(|e| write_err(format!("creating {t}: {e}")))?;
             let cols = insertable_columns(&tx, t).map_err(|e| src_err(format!("table {t}: {e}")))?;
-            let list = cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ");
-            tx.execute_batch(&format!("INSERT INTO main.{q} ({list}) SELECT {list} FROM src.{q}", q = quote(t)))
+            let list = cols.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", ");
+            tx.execute_batch(&format!("INSERT INTO main.{q} ({list}) SELECT {list} FROM src.{q}", q = quote_ident(t)))
                 .map_err(|e| write_err(format!("copying {t}: {e}")))?;
         }
         let mut extra: Vec<String> = Vec::new();
@@ -275,34 +275,9 @@ pub fn apply(
     Ok(())
 }
 
-fn quote(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// `file:` URI opening `path` read-only and immutable (no lock, journal or WAL touched).
-fn read_only_uri(path: &Path) -> String {
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut uri = String::from("file:");
-    for b in abs.to_string_lossy().bytes() {
-        match b {
-            b'?' | b'#' | b'%' | b' ' => uri.push_str(&format!("%{b:02X}")),
-            _ => uri.push(b as char),
-        }
-    }
-    uri.push_str("?mode=ro&immutable=1");
-    uri
-}
-
-fn view_names(source: &Path) -> rusqlite::Result<Vec<String>> {
-    let conn = Connection::open_with_flags(read_only_uri(source), OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)?;
-    let mut stmt = conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'view' ORDER BY rowid")?;
-    let names = stmt.query_map([], |r| r.get(0))?.collect();
-    names
-}
-
 /// Columns that take values on insert (generated and hidden columns left out).
 fn insertable_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare(&format!("PRAGMA src.table_xinfo({})", quote(table)))?;
+    let mut stmt = conn.prepare(&format!("PRAGMA src.table_xinfo({})", quote_ident(table)))?;
     let cols = stmt.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(6)?)))?;
     let mut out = Vec::new();
     for c in cols {
