@@ -25,14 +25,19 @@
 pub mod agent;
 pub mod batched;
 pub mod cpu;
+pub mod defaults;
 pub mod demo;
 pub mod engine;
 pub mod env;
 pub mod eval;
 pub mod generate;
+pub mod hash;
 pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+
+/// Output files written whole or not at all (shared with the converter).
+pub use sqale_convert::atomic;
 
 pub use agent::{Agent, EndedBy, Episode, Settings};

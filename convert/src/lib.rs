@@ -4,6 +4,7 @@
 //!
 //! Independent of the sqale runtime: it reads a checkpoint folder and writes a file.
 
+pub mod atomic;
 pub mod checkpoint;
 pub mod gguf;
 pub mod quantize;

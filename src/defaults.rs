@@ -1,0 +1,33 @@
+//! The defaults every command and library type starts from, each named once.
+//!
+//! The episode budget, context and sampling values are the SQaLe models' own (`PROTOCOL.md`:
+//! the checkpoints' `generation_config.json`, the training environment's budget). The library's
+//! `Default` impls and the command line's `default_value_t` both read these constants, so
+//! changing one changes both.
+
+/// Tokens an episode may hold, system prompt included.
+pub const MAX_EPISODE_TOKENS: usize = 12_288;
+
+/// The context window, in tokens.
+pub const CONTEXT_TOKENS: u32 = 16_384;
+
+/// Tokens decoded per batch during prefill.
+pub const BATCH_TOKENS: u32 = 512;
+
+/// Seconds one SQL statement may run before SQLite is interrupted.
+pub const SQL_TIMEOUT_SECONDS: f64 = 5.0;
+
+/// Sampling temperature.
+pub const TEMPERATURE: f32 = 0.6;
+
+/// Nucleus (top-p) threshold.
+pub const TOP_P: f32 = 0.95;
+
+/// Top-k cut-off.
+pub const TOP_K: i32 = 20;
+
+/// Tool turns an episode may take before the final answer.
+pub const TOOL_TURNS: usize = 6;
+
+/// Consecutive failed `run_query` calls that end exploration early.
+pub const MAX_FAILED_QUERIES_IN_A_ROW: usize = 4;
