@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::env::{EnvError, Environment, Limits};
@@ -20,7 +20,7 @@ use crate::prompt::{self, LimitReason, Prompt, PromptError};
 use crate::protocol::{self, Parsed};
 
 /// How an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndedBy {
     /// The model called `submit_sql` during exploration.
@@ -91,7 +91,7 @@ impl Default for Settings {
 }
 
 /// One tool call and what it returned.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     /// The tool named (empty for a call that could not be parsed).
     pub tool: String,
@@ -104,7 +104,7 @@ pub struct CallRecord {
 }
 
 /// One assistant turn.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
     /// 1-based turn number.
     pub index: usize,
@@ -123,7 +123,7 @@ pub struct Turn {
 }
 
 /// Where an episode's answer came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SqlSource {
     /// A `submit_sql` call.
@@ -135,7 +135,7 @@ pub enum SqlSource {
 }
 
 /// A finished episode.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Episode {
     /// The question.
     pub question: String,

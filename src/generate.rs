@@ -7,7 +7,7 @@
 //! sampled.
 
 /// Why a completion stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Finish {
     /// The model produced an end-of-turn or end-of-text token (not part of the text).
@@ -28,7 +28,7 @@ pub struct Completion {
 }
 
 /// Token and time counts of one conversation, for traces and benchmarks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Tokens in the sequence now (the context length of the conversation).
     pub context_tokens: usize,
