@@ -14,10 +14,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::defaults;
 use crate::env::{EnvError, Environment, Limits};
 use crate::generate::{Counters, Finish, GenerateError, Generator};
 use crate::prompt::{self, LimitReason, Prompt, PromptError};
 use crate::protocol::{self, Parsed};
+use crate::tools::Tool;
 
 /// How an episode ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,9 +83,9 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             prompt: Prompt::default(),
-            max_episode_tokens: 12_288,
-            tool_turns: prompt::TOOL_TURNS,
-            max_failed_queries: prompt::MAX_FAILED_QUERIES_IN_A_ROW,
+            max_episode_tokens: defaults::MAX_EPISODE_TOKENS,
+            tool_turns: defaults::TOOL_TURNS,
+            max_failed_queries: defaults::MAX_FAILED_QUERIES_IN_A_ROW,
             seed: 0,
             limits: Limits::default(),
         }
@@ -182,7 +184,7 @@ pub enum AgentError {
     #[error(transparent)]
     Generate(GenerateError),
     /// The system prompt and question alone do not fit the budget.
-    #[error("the prompt alone needs {needed} tokens, more than the episode budget of {budget} (raise --max-episode-tokens)")]
+    #[error("the prompt alone needs {needed} tokens, more than the episode budget of {budget}")]
     PromptTooLong {
         /// Tokens needed.
         needed: usize,
@@ -259,6 +261,11 @@ impl<G: Generator> Agent<G> {
     }
 
     /// Answers `question` (with optional `evidence`) over `db`, reporting events as they happen.
+    ///
+    /// The loop, top to bottom: [`Self::start`] opens the database and decodes the prompt; then
+    /// each turn checks the budget, generates a completion, and is either the final answer
+    /// ([`Self::final_answer`]) or a tool turn ([`Self::tool_turn`]), whose results go back to
+    /// the model ([`Self::send_results`]); [`Self::finish`] settles the answer.
     pub fn run_with(
         &mut self,
         question: &str,
@@ -266,30 +273,56 @@ impl<G: Generator> Agent<G> {
         db: &Path,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Episode, AgentError> {
-        let started = Instant::now();
-        let mut env = Environment::with_limits(db, self.settings.limits.clone())?;
-        let s = &self.settings;
-        let user = s.prompt.user_turn(question, evidence)?;
-        let mut episode = Episode {
-            question: question.to_string(),
-            evidence: evidence.map(str::to_string),
-            db: db.display().to_string(),
-            sql: None,
-            sql_source: None,
-            ended_by: EndedBy::NoAnswer,
-            tool_turns: 0,
-            tool_calls: 0,
-            tables_opened: Vec::new(),
-            turns: Vec::new(),
-            tokens: Counters::default(),
-            seed: s.seed,
-            prompt_hash: s.prompt.hash(),
-            prompt_source: s.prompt.source.clone(),
-            seconds: 0.0,
+        let mut state = self.start(question, evidence, db)?;
+        let ended = loop {
+            let final_turn = state.exploration_over;
+            on_event(Event::TurnStart { index: state.episode.turns.len() + 1, final_turn });
+            let Some(room) = self.room() else { break self.out_of_room() };
+            let turn_start = Instant::now();
+            let used = self.generator.counters().context_tokens;
+            let completion =
+                self.generator.complete(room, &mut |t| on_event(Event::Text(t))).map_err(AgentError::Generate)?;
+            on_event(Event::TurnEnd { tokens: completion.tokens });
+            let turn = Turn {
+                index: state.episode.turns.len() + 1,
+                final_turn,
+                completion: completion.text,
+                tokens: completion.tokens,
+                finish: completion.finish,
+                calls: Vec::new(),
+                seconds: 0.0,
+            };
+            if final_turn {
+                state.final_answer(turn, turn_start);
+                break None;
+            }
+            if turn.finish == Finish::Length {
+                let budget_spent = used + turn.tokens >= self.settings.max_episode_tokens;
+                state.push(turn, turn_start);
+                break Some(if budget_spent { EndedBy::TokenBudget } else { EndedBy::ContextFull });
+            }
+            let results = state.tool_turn(turn, turn_start, on_event);
+            if let Some(sql) = state.submitted.take() {
+                state.episode.sql = Some(sql);
+                state.episode.sql_source = Some(SqlSource::Submit);
+                break Some(EndedBy::SubmitSql);
+            }
+            if let Some(ended) = self.send_results(&mut state, &results, on_event)? {
+                break Some(ended);
+            }
         };
+        Ok(self.finish(state, ended))
+    }
+
+    /// Opens the database, renders the prompt and decodes it (the system turn from the
+    /// generator's snapshot where it has one).
+    fn start(&mut self, question: &str, evidence: Option<&str>, db: &Path) -> Result<EpisodeState, AgentError> {
+        let started = Instant::now();
+        let s = &self.settings;
+        let env = Environment::with_limits(db, s.limits.clone())?;
+        let user = s.prompt.user_turn(question, evidence)?;
         let budget = s.max_episode_tokens;
         let gen = &mut self.generator;
-
         gen.begin(&s.prompt.shared_prefix(), s.seed).map_err(AgentError::Generate)?;
         match gen.append(&s.prompt.first_turn(&user), budget) {
             Ok(()) => {}
@@ -298,183 +331,194 @@ impl<G: Generator> Agent<G> {
             }
             Err(e) => return Err(AgentError::Generate(e)),
         }
-
-        let mut last_working: Option<String> = None;
-        let mut failed_in_a_row = 0usize;
-        let mut exploration_over = false;
-
-        // `Some(reason)` when the loop ends before a final answer; `None` after the final turn.
-        let end = loop {
-            let turn_start = Instant::now();
-            let index = episode.turns.len() + 1;
-            on_event(Event::TurnStart {
-                index,
-                final_turn: exploration_over,
-            });
-            let used = gen.counters().context_tokens;
-            let room = budget.min(gen.context_size()).saturating_sub(used);
-            if room == 0 {
-                break Some(if budget <= gen.context_size() { EndedBy::TokenBudget } else { EndedBy::ContextFull });
-            }
-            let completion = gen
-                .complete(room, &mut |t| on_event(Event::Text(t)))
-                .map_err(AgentError::Generate)?;
-            on_event(Event::TurnEnd {
-                tokens: completion.tokens,
-            });
-            let parsed = protocol::parse_completion(&completion.text);
-            let mut turn = Turn {
-                index,
-                final_turn: exploration_over,
-                completion: completion.text.clone(),
-                tokens: completion.tokens,
-                finish: completion.finish,
-                calls: Vec::new(),
+        Ok(EpisodeState {
+            episode: Episode {
+                question: question.to_string(),
+                evidence: evidence.map(str::to_string),
+                db: db.display().to_string(),
+                sql: None,
+                sql_source: None,
+                ended_by: EndedBy::NoAnswer,
+                tool_turns: 0,
+                tool_calls: 0,
+                tables_opened: Vec::new(),
+                turns: Vec::new(),
+                tokens: Counters::default(),
+                seed: s.seed,
+                prompt_hash: s.prompt.hash(),
+                prompt_source: s.prompt.source.clone(),
                 seconds: 0.0,
-            };
+            },
+            env,
+            started,
+            last_working: None,
+            failed_in_a_row: 0,
+            exploration_over: false,
+            submitted: None,
+        })
+    }
 
-            if exploration_over {
-                let answer = protocol::final_answer_sql(&parsed);
-                let runs = answer.as_deref().map(|sql| env.check(sql).is_ok());
-                let (sql, source, ended) = match (answer, runs, &last_working) {
-                    (Some(sql), Some(true), _) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalTurn),
-                    (_, _, Some(prev)) => (Some(prev.clone()), SqlSource::LastWorkingQuery, EndedBy::FallbackToLastWorkingQuery),
-                    (Some(sql), _, None) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalAnswerFailed),
-                    (None, _, None) => (None, SqlSource::FinalAnswer, EndedBy::NoAnswer),
-                };
-                episode.sql_source = sql.as_ref().map(|_| source);
-                episode.sql = sql;
-                episode.ended_by = ended;
-                turn.seconds = turn_start.elapsed().as_secs_f64();
-                episode.turns.push(turn);
-                break None;
-            }
-            if completion.finish == Finish::Length {
-                turn.seconds = turn_start.elapsed().as_secs_f64();
-                episode.turns.push(turn);
-                break Some(if used + completion.tokens >= budget { EndedBy::TokenBudget } else { EndedBy::ContextFull });
-            }
+    /// Tokens the next completion may take: what is left of the episode budget and of the
+    /// context, `None` when nothing is.
+    fn room(&self) -> Option<usize> {
+        let limit = self.settings.max_episode_tokens.min(self.generator.context_size());
+        Some(limit.saturating_sub(self.generator.counters().context_tokens)).filter(|&n| n > 0)
+    }
 
-            // A tool turn: run every call in order; submit_sql ends the episode.
-            episode.tool_turns += 1;
-            let mut results: Vec<(String, String)> = Vec::new();
-            let mut submitted = None;
-            for item in &parsed.items {
-                let record = match item {
-                    Parsed::Malformed { text, error } => CallRecord {
-                        tool: String::new(),
-                        args: Value::String(text.clone()),
-                        ok: false,
-                        result: format!(
-                            "Error: could not read tool call ({error}). Write each call as a JSON object: {{\"tool\": \"<name>\", \"args\": {{...}}}}"
-                        ),
-                    },
-                    Parsed::Call(call) => {
-                        let result = env.call(&call.tool, &call.args);
-                        CallRecord {
-                            tool: call.tool.clone(),
-                            args: call.args.clone(),
-                            ok: result.ok,
-                            result: result.result,
-                        }
-                    }
-                };
-                episode.tool_calls += 1;
-                on_event(Event::Call(&record));
-                let sql = record.args.get("sql").and_then(Value::as_str).map(str::to_string);
-                match record.tool.as_str() {
-                    "run_query" if record.ok => {
-                        failed_in_a_row = 0;
-                        last_working = sql;
-                    }
-                    "run_query" => failed_in_a_row += 1,
-                    "submit_sql" if sql.is_some() => submitted = sql,
-                    _ => {}
-                }
-                results.push((call_label(&record), record.result.clone()));
-                turn.calls.push(record);
-                if submitted.is_some() {
-                    break;
-                }
-            }
-            if results.is_empty() {
-                let note = CallRecord {
-                    tool: String::new(),
-                    args: Value::Null,
-                    ok: false,
-                    result: "Error: no tool call found. After </think>, write one or more tool calls as JSON objects, e.g. {\"tool\": \"list_tables\", \"args\": {}}".to_string(),
-                };
-                on_event(Event::Call(&note));
-                results.push(("none".to_string(), note.result));
-            }
-            turn.seconds = turn_start.elapsed().as_secs_f64();
-            episode.turns.push(turn);
-            if let Some(sql) = submitted {
-                episode.sql = Some(sql);
-                episode.sql_source = Some(SqlSource::Submit);
-                break Some(EndedBy::SubmitSql);
-            }
+    /// How an episode with no room left ended: by its budget, or by the context if that is
+    /// the smaller.
+    fn out_of_room(&self) -> Option<EndedBy> {
+        Some(if self.settings.max_episode_tokens <= self.generator.context_size() {
+            EndedBy::TokenBudget
+        } else {
+            EndedBy::ContextFull
+        })
+    }
 
-            let limit = if failed_in_a_row >= s.max_failed_queries {
-                Some(LimitReason::FailedQueries)
-            } else if episode.tool_turns >= s.tool_turns {
-                Some(LimitReason::TurnsUsed)
-            } else {
-                None
-            };
-            let turns_left = s.tool_turns.saturating_sub(episode.tool_turns);
-            let text = prompt::tool_result_turn(&results, turns_left, limit);
-            // Leave room for at least one generated token after the results.
-            match gen.append(&text, budget.saturating_sub(1)) {
-                Ok(()) => {}
-                Err(GenerateError::OverBudget { .. }) => break Some(EndedBy::TokenBudget),
-                Err(GenerateError::ContextFull { .. }) => break Some(EndedBy::ContextFull),
-                Err(e) => return Err(AgentError::Generate(e)),
-            }
-            on_event(Event::Budget {
-                turns_left,
-                limit,
-                context_tokens: gen.counters().context_tokens,
-            });
-            exploration_over = limit.is_some();
+    /// Sends a tool turn's results back with the budget left, or the exploration-limit message
+    /// when this turn used the last tool turn or failed one query too many; returns how the
+    /// episode ended if the results do not fit.
+    fn send_results(
+        &mut self,
+        state: &mut EpisodeState,
+        results: &[(String, String)],
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Option<EndedBy>, AgentError> {
+        let s = &self.settings;
+        let limit = if state.failed_in_a_row >= s.max_failed_queries {
+            Some(LimitReason::FailedQueries(s.max_failed_queries))
+        } else if state.episode.tool_turns >= s.tool_turns {
+            Some(LimitReason::TurnsUsed)
+        } else {
+            None
         };
+        let turns_left = s.tool_turns.saturating_sub(state.episode.tool_turns);
+        let text = prompt::tool_result_turn(results, turns_left, limit);
+        // Leave room for at least one generated token after the results.
+        match self.generator.append(&text, s.max_episode_tokens.saturating_sub(1)) {
+            Ok(()) => {}
+            Err(GenerateError::OverBudget { .. }) => return Ok(Some(EndedBy::TokenBudget)),
+            Err(GenerateError::ContextFull { .. }) => return Ok(Some(EndedBy::ContextFull)),
+            Err(e) => return Err(AgentError::Generate(e)),
+        }
+        on_event(Event::Budget { turns_left, limit, context_tokens: self.generator.counters().context_tokens });
+        state.exploration_over = limit.is_some();
+        Ok(None)
+    }
 
-        match end {
-            Some(EndedBy::SubmitSql) => episode.ended_by = EndedBy::SubmitSql,
-            Some(ended) => {
-                // Ran out of room: the best answer is the last query that ran.
-                episode.ended_by = ended;
+    /// Settles how the episode ended: `None` after a final answer (which set it); out of room,
+    /// the answer is the last query that ran.
+    fn finish(&self, state: EpisodeState, ended: Option<EndedBy>) -> Episode {
+        let EpisodeState { mut episode, env, started, last_working, .. } = state;
+        if let Some(ended) = ended {
+            episode.ended_by = ended;
+            if ended != EndedBy::SubmitSql {
                 if let Some(sql) = last_working {
                     episode.sql = Some(sql);
                     episode.sql_source = Some(SqlSource::LastWorkingQuery);
                 }
             }
-            None => {} // the final turn set the answer and how it ended
         }
-        episode.tokens = gen.counters();
+        episode.tokens = self.generator.counters();
         episode.tables_opened = env.opened_tables();
         episode.seconds = started.elapsed().as_secs_f64();
-        Ok(episode)
+        episode
     }
 }
 
-/// `describe_table(orders)`: a short label for a call in multi-call results.
-fn call_label(record: &CallRecord) -> String {
-    if record.tool.is_empty() {
-        return "unreadable call".to_string();
+/// What crosses the turns of one episode.
+struct EpisodeState {
+    /// The record being built.
+    episode: Episode,
+    /// The database, open for this episode.
+    env: Environment,
+    /// When the episode started.
+    started: Instant,
+    /// The last `run_query` SQL that ran without error: the fallback answer.
+    last_working: Option<String>,
+    /// `run_query` calls failed since the last that ran.
+    failed_in_a_row: usize,
+    /// Set once the exploration-limit message went out: the next answer is final.
+    exploration_over: bool,
+    /// The SQL of a `submit_sql` call in the last tool turn.
+    submitted: Option<String>,
+}
+
+impl EpisodeState {
+    /// Records a finished turn.
+    fn push(&mut self, mut turn: Turn, started: Instant) {
+        turn.seconds = started.elapsed().as_secs_f64();
+        self.episode.turns.push(turn);
     }
-    let args: Vec<String> = match &record.args {
-        Value::Object(map) => map
-            .values()
-            .map(|v| match v {
-                Value::String(s) => {
-                    let s: String = s.chars().take(60).collect();
-                    s
-                }
-                other => other.to_string(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    format!("{}({})", record.tool, args.join(", "))
+
+    /// The answer after the exploration limit: its SQL if it runs, else the last query that
+    /// ran, else its SQL as it is, else none.
+    fn final_answer(&mut self, turn: Turn, started: Instant) {
+        let parsed = protocol::parse_completion(&turn.completion);
+        let answer = protocol::final_answer_sql(&parsed);
+        let runs = answer.as_deref().map(|sql| self.env.check(sql).is_ok());
+        let (sql, source, ended) = match (answer, runs, &self.last_working) {
+            (Some(sql), Some(true), _) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalTurn),
+            (_, _, Some(prev)) => (Some(prev.clone()), SqlSource::LastWorkingQuery, EndedBy::FallbackToLastWorkingQuery),
+            (Some(sql), _, None) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalAnswerFailed),
+            (None, _, None) => (None, SqlSource::FinalAnswer, EndedBy::NoAnswer),
+        };
+        self.episode.sql_source = sql.as_ref().map(|_| source);
+        self.episode.sql = sql;
+        self.episode.ended_by = ended;
+        self.push(turn, started);
+    }
+
+    /// Runs every call of a tool turn in order (a `submit_sql` ends the turn) and returns the
+    /// results to send back, labelled by call.
+    fn tool_turn(&mut self, mut turn: Turn, started: Instant, on_event: &mut dyn FnMut(Event<'_>)) -> Vec<(String, String)> {
+        self.episode.tool_turns += 1;
+        let parsed = protocol::parse_completion(&turn.completion);
+        let mut results = Vec::new();
+        for item in &parsed.items {
+            let record = self.call(item);
+            on_event(Event::Call(&record));
+            results.push((prompt::call_label(&record.tool, &record.args), record.result.clone()));
+            turn.calls.push(record);
+            if self.submitted.is_some() {
+                break;
+            }
+        }
+        if results.is_empty() {
+            let note = CallRecord { tool: String::new(), args: Value::Null, ok: false, result: prompt::no_tool_call() };
+            on_event(Event::Call(&note));
+            results.push(("none".to_string(), note.result));
+        }
+        self.push(turn, started);
+        results
+    }
+
+    /// Runs one call (or records why it could not be read), keeping count of failed queries,
+    /// the last query that ran and a submitted answer.
+    fn call(&mut self, item: &Parsed) -> CallRecord {
+        self.episode.tool_calls += 1;
+        let record = match item {
+            Parsed::Malformed { text, error } => CallRecord {
+                tool: String::new(),
+                args: Value::String(text.clone()),
+                ok: false,
+                result: prompt::unreadable_call(error),
+            },
+            Parsed::Call(call) => {
+                let result = self.env.call(&call.tool, &call.args);
+                CallRecord { tool: call.tool.clone(), args: call.args.clone(), ok: result.ok, result: result.result }
+            }
+        };
+        let sql = record.args.get("sql").and_then(Value::as_str).map(str::to_string);
+        match Tool::from_name(&record.tool) {
+            Some(Tool::RunQuery) if record.ok => {
+                self.failed_in_a_row = 0;
+                self.last_working = sql;
+            }
+            Some(Tool::RunQuery) => self.failed_in_a_row += 1,
+            Some(Tool::SubmitSql) if sql.is_some() => self.submitted = sql,
+            _ => {}
+        }
+        record
+    }
 }

@@ -11,33 +11,26 @@
 //!    each sequence's next token from its own logits with its own seeded sampler;
 //! 3. decode the next chunk of one sequence's appended text (round robin), on its own.
 //!
-//! **Results do not depend on the number of sequences** (on the CPU backend). Each sequence
-//! keeps its own KV stream (llama.cpp's non-unified cache), appended text is decoded alone in
-//! the same chunks as by a lone sequence, generated tokens are decoded one per sequence, and
-//! attention takes the plain path, whose rounding of a row does not depend on the batch (CPU
-//! flash attention switches kernels with the batch's shape). What remains is whether
-//! llama.cpp's matrix kernels give a column the same bits whatever the other columns are:
-//! measured true for Q8_0 and Q4_1 weights; not for weights that llama.cpp's CPU backend
-//! repacks (Q4_0, Q4_K, IQ4_NL on AVX2), whose kernel changes at four or more rows.
+//! **Results do not depend on the number of sequences** (on the CPU backend): the context,
+//! batching and attention rules are the decode core's ([`crate::engine::core`]), shared with
+//! the lone [`crate::engine::Engine`]; appended text is decoded alone in the batch, generated
+//! tokens one per sequence. What remains is whether llama.cpp's matrix kernels give a row the
+//! same bits whatever the other rows are: measured true for Q8_0 and Q4_1 weights; not for
+//! weights that llama.cpp's CPU backend repacks (Q4_0, Q4_K, IQ4_NL on AVX2), whose kernel
+//! changes at four or more rows.
 //!
 //! The system prompt is decoded once, snapshotted, and copied into each sequence as it starts.
 
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::context::session::LlamaStateSeqFlags;
-use llama_cpp_2::context::LlamaContext;
-use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::sampling::LlamaSampler;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::engine::{self, EngineError, EngineOptions, Model, PrefixCache};
+use crate::engine::core::{sample_from, Core, TextStream};
+use crate::engine::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
 
 /// A request from a worker's [`SlotGenerator`] to the scheduler.
@@ -68,7 +61,7 @@ enum Work {
     /// Decoding appended tokens, `done` of them so far.
     Prefill { tokens: Vec<LlamaToken>, done: usize },
     /// Generating: `next` is sampled and waits to be decoded.
-    Generate { max: usize, generated: usize, next: LlamaToken, bytes: Vec<u8> },
+    Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream },
 }
 
 /// One sequence of the context.
@@ -83,59 +76,15 @@ struct Slot {
 
 /// A context of several sequences over one [`Model`].
 pub struct BatchedEngine<'m> {
-    model: &'m Model,
-    ctx: LlamaContext<'m>,
-    options: EngineOptions,
+    core: Core<'m>,
     slots: usize,
-    per_slot: usize,
-    chunk: usize,
-    batch: LlamaBatch<'static>,
-    prefix: Option<PrefixCache>,
-    stops: Vec<LlamaToken>,
 }
 
 impl<'m> BatchedEngine<'m> {
     /// A context of `slots` sequences, each with `options.ctx` tokens of its own.
     pub fn new(model: &'m Model, options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
         let slots = slots.max(1);
-        let total = (options.ctx as usize).saturating_mul(slots);
-        let n_ctx = u32::try_from(total).ok().and_then(NonZeroU32::new).ok_or(EngineError::Context {
-            n_ctx: options.ctx,
-            reason: format!("{slots} sequences of {} tokens do not fit one context", options.ctx),
-        })?;
-        let chunk = options.batch.clamp(1, options.ctx);
-        let threads = options.threads.unwrap_or_else(engine::default_threads);
-        let mut params = LlamaContextParams::default()
-            .with_n_ctx(Some(n_ctx))
-            .with_n_batch(chunk.max(slots as u32))
-            .with_n_ubatch(chunk.max(slots as u32))
-            .with_n_seq_max(slots as u32)
-            // One KV stream per sequence: a sequence's attention then sees the same cache
-            // layout as it would alone.
-            .with_kv_unified(false)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads);
-        if !model.on_gpu() {
-            // llama.cpp's CPU flash attention picks its kernel by batch shape: a lone query
-            // over 512+ cached tokens is split across threads and reduced, other shapes are
-            // not, so a sequence's rounding would depend on what it shares a batch with. The
-            // plain attention path rounds a row the same way whatever the batch (and is no
-            // slower on CPU at these lengths: see README).
-            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
-        }
-        let ctx = model.new_context(params).map_err(|reason| EngineError::Context { n_ctx: n_ctx.get(), reason })?;
-        let per_slot = ctx.n_ctx() as usize / slots;
-        Ok(BatchedEngine {
-            model,
-            ctx,
-            stops: model.stop_tokens(),
-            slots,
-            per_slot,
-            chunk: chunk as usize,
-            batch: LlamaBatch::new(chunk.max(slots as u32) as usize, 1),
-            prefix: None,
-            options,
-        })
+        Ok(BatchedEngine { core: Core::new(model, options, slots)?, slots })
     }
 
     /// Sequences in the context.
@@ -155,8 +104,8 @@ impl<'m> BatchedEngine<'m> {
         let workers = self.slots.min(jobs.len());
         let queue = Mutex::new(jobs.into_iter());
         let (to_scheduler, inbox) = channel::<Message<T>>();
-        let model = self.model;
-        let per_slot = self.per_slot;
+        let model = self.core.model();
+        let per_slot = self.core.per_seq();
         std::thread::scope(|scope| {
             let mut replies = Vec::with_capacity(workers);
             for slot in 0..workers {
@@ -259,18 +208,28 @@ impl<'m> BatchedEngine<'m> {
     fn accept(&mut self, slot: &mut Slot, i: usize, request: Request) -> Result<Option<Reply>, GenerateError> {
         match request {
             Request::Begin { prefix, seed } => {
-                let _ = self.ctx.clear_kv_cache_seq(Some(i as u32), None, None);
-                slot.tokens.clear();
-                slot.logits.clear();
+                slot.sampler = self.core.sampler(seed);
                 slot.counters = Counters::default();
-                slot.sampler = engine::make_sampler(&self.options, seed);
-                self.restore_prefix(slot, i, &prefix)?;
+                slot.logits.clear();
+                // The first sequence to start decodes the prefix and snapshots it; the others
+                // restore the snapshot.
+                let p = self.core.begin(i, &prefix, true)?;
+                if p.reused {
+                    slot.counters.reused_tokens = p.tokens.len();
+                } else {
+                    slot.counters.decoded_tokens = p.tokens.len();
+                }
+                if let Some(index) = p.logits {
+                    slot.logits.extend_from_slice(self.core.logits(index));
+                }
+                slot.tokens = p.tokens;
+                slot.counters.context_tokens = slot.tokens.len();
                 Ok(Some(Reply::Done(slot.counters)))
             }
             Request::Append { tokens } => {
                 let needed = slot.tokens.len() + tokens.len();
-                if needed > self.per_slot {
-                    return Err(GenerateError::ContextFull { needed, capacity: self.per_slot });
+                if needed > self.core.per_seq() {
+                    return Err(GenerateError::ContextFull { needed, capacity: self.core.per_seq() });
                 }
                 slot.work = Work::Prefill { tokens, done: 0 };
                 Ok(None)
@@ -279,66 +238,24 @@ impl<'m> BatchedEngine<'m> {
                 if slot.logits.is_empty() {
                     return Err(GenerateError::Backend("nothing decoded to sample from".into()));
                 }
-                slot.work = Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), bytes: Vec::new() };
+                slot.work = Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), text: TextStream::default() };
                 // A completion can end on its first sample.
                 Ok(self.sample(slot, None).map(|c| Reply::Completed(c, slot.counters)))
             }
         }
     }
 
-    /// Puts the system-turn snapshot into sequence `i`, decoding and snapshotting it first if
-    /// this is the first sequence to start with `prefix`.
-    fn restore_prefix(&mut self, slot: &mut Slot, i: usize, prefix: &str) -> Result<(), GenerateError> {
-        if self.prefix.as_ref().is_none_or(|p| p.text != prefix) {
-            let tokens = self.model.tokenize(prefix, true);
-            if tokens.len() > self.per_slot {
-                return Err(GenerateError::ContextFull { needed: tokens.len(), capacity: self.per_slot });
-            }
-            for part in tokens.chunks(self.chunk) {
-                let base = slot.tokens.len();
-                self.decode_alone(i, base, part)?;
-                slot.tokens.extend_from_slice(part);
-            }
-            slot.counters.decoded_tokens += tokens.len();
-            let state = self
-                .ctx
-                .state_seq_get(i as i32, LlamaStateSeqFlags::empty())
-                .map_err(|e| GenerateError::Backend(format!("taking the prompt snapshot failed: {e}")))?;
-            self.prefix = Some(PrefixCache { text: prefix.to_string(), tokens, state });
-        } else if let Some(p) = &self.prefix {
-            self.ctx
-                .state_seq_set(&p.state, i as i32)
-                .map_err(|e| GenerateError::Backend(format!("restoring the prompt snapshot failed: {e}")))?;
-            slot.tokens = p.tokens.clone();
-            slot.counters.reused_tokens = p.tokens.len();
-        }
-        slot.counters.context_tokens = slot.tokens.len();
-        Ok(())
-    }
-
-    /// Decodes `part` of sequence `i` at positions from `base`, alone in the batch; the last
-    /// token's logits become current.
-    fn decode_alone(&mut self, i: usize, base: usize, part: &[LlamaToken]) -> Result<(), GenerateError> {
-        self.batch.clear();
-        for (k, &t) in part.iter().enumerate() {
-            self.batch
-                .add(t, (base + k) as i32, &[i as i32], k + 1 == part.len())
-                .map_err(|e| GenerateError::Backend(e.to_string()))?;
-        }
-        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))
-    }
-
     /// Decodes the next chunk of a slot's appended text; replies when all of it is in.
     fn prefill_step(&mut self, slot: &mut Slot, i: usize, reply: &Sender<Reply>) -> Result<(), GenerateError> {
         let Work::Prefill { tokens, done } = &mut slot.work else { return Ok(()) };
         let (tokens, start) = (std::mem::take(tokens), *done);
-        let end = (start + self.chunk).min(tokens.len());
+        let end = (start + self.core.chunk()).min(tokens.len());
         if end > start {
             let part = &tokens[start..end];
-            self.decode_alone(i, slot.tokens.len(), part)?;
+            let index = self.core.decode_chunk(i, slot.tokens.len(), part)?;
             slot.tokens.extend_from_slice(part);
             slot.logits.clear();
-            slot.logits.extend_from_slice(self.ctx.get_logits_ith(part.len() as i32 - 1));
+            slot.logits.extend_from_slice(self.core.logits(index));
             slot.counters.decoded_tokens += part.len();
             slot.counters.context_tokens = slot.tokens.len();
         }
@@ -354,25 +271,24 @@ impl<'m> BatchedEngine<'m> {
     /// Samples a generating slot's next token, from output `index` of the last batch or else
     /// from the slot's saved logits; finishes the completion on a stop token or at its limit.
     fn sample(&self, slot: &mut Slot, index: Option<i32>) -> Option<Completion> {
-        let Work::Generate { max, generated, next, bytes, .. } = &mut slot.work else { return None };
+        let Work::Generate { max, generated, next, text } = &mut slot.work else { return None };
         let finish = if *generated >= *max {
             Some(Finish::Length)
         } else {
             let token = match index {
-                Some(i) => slot.sampler.sample(&self.ctx, i),
+                Some(i) => self.core.sample(&mut slot.sampler, i),
                 None => sample_from(&mut slot.sampler, &slot.logits),
             };
-            let vocab = self.model.llama().vocab();
-            if self.stops.contains(&token) || vocab.is_eog(token) {
+            if self.core.is_stop(token) {
                 Some(Finish::Stop)
             } else {
-                vocab.token_to_piece_into(token, bytes, true, None);
+                text.push(self.core.llama(), token);
                 *next = token;
                 *generated += 1;
                 None
             }
         };
-        finish.map(|finish| Completion { text: String::from_utf8_lossy(bytes).into_owned(), tokens: *generated, finish })
+        finish.map(|finish| Completion { text: text.text(), tokens: *generated, finish })
     }
 
     /// Decodes the pending token of every generating slot in one batch, then samples each one's
@@ -383,10 +299,11 @@ impl<'m> BatchedEngine<'m> {
             if !matches!(slot.work, Work::Generate { .. }) {
                 continue;
             }
-            if slot.tokens.len() + 1 > self.per_slot {
+            let capacity = self.core.per_seq();
+            if slot.tokens.len() + 1 > capacity {
                 // Only this sequence is full; the others go on.
                 slot.work = Work::Idle;
-                let _ = replies[i].send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity: self.per_slot }));
+                let _ = replies[i].send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity }));
                 continue;
             }
             members.push(i);
@@ -394,15 +311,14 @@ impl<'m> BatchedEngine<'m> {
         if members.is_empty() {
             return Ok(());
         }
-        self.batch.clear();
-        for &i in &members {
-            let slot = &slots[i];
-            let Work::Generate { next, .. } = slot.work else { continue };
-            self.batch
-                .add(next, slot.tokens.len() as i32, &[i as i32], true)
-                .map_err(|e| GenerateError::Backend(e.to_string()))?;
-        }
-        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))?;
+        let rows: Vec<(usize, usize, LlamaToken)> = members
+            .iter()
+            .filter_map(|&i| match slots[i].work {
+                Work::Generate { next, .. } => Some((i, slots[i].tokens.len(), next)),
+                _ => None,
+            })
+            .collect();
+        self.core.decode_rows(&rows)?;
         for (k, &i) in members.iter().enumerate() {
             let slot = &mut slots[i];
             let Work::Generate { next, .. } = slot.work else { continue };
@@ -413,24 +329,13 @@ impl<'m> BatchedEngine<'m> {
             if let Some(done) = self.sample(slot, Some(k as i32)) {
                 // Kept for a completion asked without appending first (as a lone engine would).
                 slot.logits.clear();
-                slot.logits.extend_from_slice(self.ctx.get_logits_ith(k as i32));
+                slot.logits.extend_from_slice(self.core.logits(k as i32));
                 slot.work = Work::Idle;
                 let _ = replies[i].send(Reply::Completed(done, slot.counters));
             }
         }
         Ok(())
     }
-}
-
-/// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a
-/// context (every token as a candidate, in id order), and records the choice in the sampler.
-fn sample_from(sampler: &mut LlamaSampler, logits: &[f32]) -> LlamaToken {
-    let mut candidates =
-        LlamaTokenDataArray::from_iter(logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)), false);
-    candidates.apply_sampler(sampler);
-    let token = candidates.selected_token().unwrap_or(LlamaToken(0));
-    sampler.accept(token);
-    token
 }
 
 /// A worker's view of its sequence: a [`Generator`] whose decoding happens in the scheduler's

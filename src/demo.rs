@@ -4,27 +4,21 @@
 
 use std::path::PathBuf;
 
-use sha2::{Digest, Sha256};
+use crate::hash::sha256_hex;
 
 /// The demo database's bytes.
 pub const DEMO_DB: &[u8] = include_bytes!("../data/demo.sqlite");
 
 /// Writes the demo database to the user's cache (once; atomically) and returns its path.
 pub fn demo_db_path() -> std::io::Result<PathBuf> {
-    let digest: String = Sha256::digest(DEMO_DB)
-        .iter()
-        .take(6)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = &sha256_hex(DEMO_DB)[..12];
     let dir = cache_dir().join("sqale");
     let path = dir.join(format!("demo-{digest}.sqlite"));
     if std::fs::metadata(&path).map(|m| m.len() as usize == DEMO_DB.len()).unwrap_or(false) {
         return Ok(path);
     }
     std::fs::create_dir_all(&dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    std::io::Write::write_all(&mut tmp, DEMO_DB)?;
-    tmp.persist(&path).map_err(|e| e.error)?;
+    crate::atomic::write(&path, DEMO_DB)?;
     Ok(path)
 }
 

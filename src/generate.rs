@@ -117,7 +117,7 @@ impl ScriptedGenerator {
             transcript: String::new(),
             segments: Vec::new(),
             counters: Counters::default(),
-            context_size: 16_384,
+            context_size: crate::defaults::CONTEXT_TOKENS as usize,
         }
     }
 

@@ -36,6 +36,7 @@ pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+pub mod tools;
 
 /// Output files written whole or not at all (shared with the converter).
 pub use sqale_convert::atomic;

@@ -41,7 +41,7 @@ pub enum PullError {
     #[error("models/registry.toml is invalid: {0}")]
     Registry(String),
     /// Not in the cache and the network may not be used or failed.
-    #[error("{repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run `sqale pull {alias}`; or pass --model with a local GGUF file")]
+    #[error("{repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run `sqale pull {alias}`; or use a local GGUF file")]
     NotCached {
         /// The repository.
         repo: String,
@@ -53,7 +53,7 @@ pub enum PullError {
         why: String,
     },
     /// A dataset is not in the cache and cannot be downloaded.
-    #[error("dataset {repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run the same command there once (the cache is reused offline), or give local parquet files: --bench sqale:QUERIES,SCHEMAS")]
+    #[error("dataset {repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run the same command there once (the cache is reused offline), or give local parquet files as sqale:QUERIES,SCHEMAS")]
     DatasetNotCached {
         /// The dataset.
         repo: String,
@@ -301,7 +301,7 @@ pub fn sha256_file(path: &Path) -> Result<String, PullError> {
         }
         h.update(&buf[..n]);
     }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::hash::hex(&h.finalize()))
 }
 
 /// Converts the snapshot into sqale's cache as `<type>.gguf`, keeps `sqale_agent.py` beside it,
@@ -342,9 +342,7 @@ pub fn install(
         sqale_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let mpath = dir.join(format!("{ty}.json"));
-    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|err| PullError::Io { path: dir.clone(), source: err })?;
-    std::fs::write(tmp.path(), serde_json::to_string_pretty(&manifest).unwrap_or_default())
+    crate::atomic::write(&mpath, serde_json::to_string_pretty(&manifest).unwrap_or_default())
         .map_err(|err| PullError::Io { path: mpath.clone(), source: err })?;
-    tmp.persist(&mpath).map_err(|err| PullError::Io { path: mpath.clone(), source: err.error })?;
     Ok((gguf, manifest))
 }

@@ -118,6 +118,24 @@ fn four_failed_queries_in_a_row_end_exploration() {
 }
 
 #[test]
+fn the_exploration_limit_message_states_the_failed_query_limit_in_force() {
+    // The agent enforces `Settings::max_failed_queries`; the model must be told that number,
+    // not the protocol's default of four.
+    for limit in [2usize, 3] {
+        let mut script: Vec<String> = vec![BAD_QUERY.to_string(); limit];
+        script.push(submit(ANSWER));
+        let refs: Vec<&str> = script.iter().map(String::as_str).collect();
+        let settings = Settings { max_failed_queries: limit, ..Settings::default() };
+        let (ep, gen) = run_with(&refs, settings, ScriptedGenerator::new(refs.iter().copied()));
+        assert_eq!(ep.tool_turns, limit, "exploration ends after {limit} failed queries");
+        assert!(ep.turns.last().is_some_and(|t| t.final_turn));
+        let said = format!("[Exploration limit reached] {limit} queries in a row have failed.");
+        assert!(gen.transcript().contains(&said), "the model is told the limit in force ({limit})");
+        assert!(!gen.transcript().contains("[Exploration limit reached] 4 queries"));
+    }
+}
+
+#[test]
 fn empty_final_answer_falls_back_to_the_last_working_query() {
     let script = [GOOD_QUERY, LIST, LIST, BAD_QUERY, LIST, LIST, "<think>out of ideas</think>"];
     let (ep, _) = run(&script);

@@ -74,7 +74,7 @@ fn execute_and_check_run_queries_whole() {
     assert_eq!(rows.columns, ["n"]);
     assert_eq!(rows.rows, vec![vec![rusqlite::types::Value::Integer(7)]]);
     assert_eq!(e.check("SELECT * FROM order_items").unwrap(), 677);
-    assert!(e.check("SELECT * FROM nope").unwrap_err().contains("no such table"));
+    assert!(e.check("SELECT * FROM nope").unwrap_err().to_string().contains("no such table"));
     assert!(e.check("DELETE FROM orders").is_err());
 }
 

@@ -10,7 +10,6 @@ use std::sync::Mutex;
 
 use sqale::agent::{Agent, EndedBy, Episode, Settings};
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
-use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());

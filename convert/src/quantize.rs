@@ -100,16 +100,11 @@ pub fn quantize(
     // SAFETY: plain initialisation, once per process.
     INIT.call_once(|| unsafe { sys::llama_backend_init() });
     let _one = QUANTIZING.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".sqale-quant-")
-        .suffix(".gguf.part")
-        .tempfile_in(dir)
-        .map_err(|e| ConvertError::Io { path: dir.to_path_buf(), source: e })?;
+    let tmp = crate::atomic::AtomicFile::create(out).map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e })?;
     let to_c = |p: &Path| {
         CString::new(p.to_string_lossy().as_bytes()).map_err(|_| ConvertError::Quantize("path contains a NUL byte".into()))
     };
-    let (cin, cout) = (to_c(input)?, to_c(tmp.path())?);
+    let (cin, cout) = (to_c(input)?, to_c(tmp.temp_path())?);
 
     // The log callback is process-wide and 'static: it queues (tensor, total) pairs, and this
     // thread forwards them to `progress` while the quantiser runs on a scoped thread.
@@ -148,9 +143,7 @@ pub fn quantize(
             input.display()
         )));
     }
-    let bytes = tmp.as_file().metadata().map(|m| m.len()).unwrap_or(0);
-    tmp.persist(out).map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e.error })?;
-    Ok(bytes)
+    tmp.commit().map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e })
 }
 
 #[cfg(test)]

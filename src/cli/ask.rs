@@ -35,10 +35,10 @@ pub struct AskArgs {
     #[arg(long)]
     seed: Option<u32>,
     /// Tokens the whole episode may hold, prompt included.
-    #[arg(long, default_value_t = 12_288)]
+    #[arg(long, default_value_t = sqale::defaults::MAX_EPISODE_TOKENS)]
     max_episode_tokens: usize,
     /// Seconds a statement may run before it is stopped.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
     /// The question.
     question: String,

@@ -12,6 +12,7 @@ mod trace;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use sqale::defaults;
 
 /// `0.1.0 (backends: cpu; x86_64-unknown-linux-gnu)`.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (backends: ", env!("SQALE_BACKENDS"), "; ", env!("SQALE_TARGET"), ")");
@@ -76,19 +77,19 @@ pub struct ModelArgs {
     #[command(flatten)]
     hardware: HardwareArgs,
     /// Context window in tokens.
-    #[arg(long, default_value_t = 16_384)]
+    #[arg(long, default_value_t = defaults::CONTEXT_TOKENS)]
     ctx: u32,
     /// Tokens per prefill batch.
-    #[arg(long, default_value_t = 512)]
+    #[arg(long, default_value_t = defaults::BATCH_TOKENS)]
     batch: u32,
     /// Sampling temperature (0 = greedy).
-    #[arg(long, default_value_t = 0.6)]
+    #[arg(long, default_value_t = defaults::TEMPERATURE)]
     temp: f32,
     /// Top-p (nucleus) threshold.
-    #[arg(long, default_value_t = 0.95)]
+    #[arg(long, default_value_t = defaults::TOP_P)]
     top_p: f32,
     /// Top-k cut-off.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = defaults::TOP_K)]
     top_k: i32,
     /// Show llama.cpp's log.
     #[arg(long)]
@@ -136,6 +137,10 @@ impl ModelArgs {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    dispatch(cli).map_err(with_flag_hint)
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Ask(a) => ask::run(a),
         Command::Tools(a) => tools::run(a),
@@ -167,4 +172,55 @@ fn limits(sql_timeout: f64) -> anyhow::Result<sqale::env::Limits> {
         timeout: std::time::Duration::from_secs_f64(sql_timeout),
         ..sqale::env::Limits::default()
     })
+}
+
+/// The command-line flag that fixes a library error, added to its message here: the library's
+/// errors name no flags (as ripgrep's flag layer adds them to its library's errors).
+fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
+    use sqale::agent::AgentError;
+    use sqale::engine::EngineError;
+    use sqale::env::EnvError;
+    let env_hint = |err: &EnvError| matches!(err, EnvError::NotFound(_)).then_some("pass an existing SQLite file with --db");
+    let hint = if let Some(err) = e.downcast_ref::<EngineError>() {
+        match err {
+            EngineError::ModelNotFound(_) => Some("pass a GGUF file with --model"),
+            EngineError::NoGpu(_) | EngineError::NoGpuDevice { .. } => Some("pass --gpu-layers 0 to run on the CPU"),
+            EngineError::NoSuchDevice { .. } => Some("choose one with --device"),
+            EngineError::Context { .. } => Some("try a smaller --ctx"),
+            _ => None,
+        }
+    } else if let Some(sqale::pull::PullError::NotCached { .. }) = e.downcast_ref() {
+        Some("or pass --model with a local GGUF file")
+    } else if let Some(err) = e.downcast_ref::<EnvError>() {
+        env_hint(err)
+    } else if let Some(err) = e.downcast_ref::<AgentError>() {
+        match err {
+            AgentError::PromptTooLong { .. } => Some("raise --max-episode-tokens"),
+            AgentError::Env(err) => env_hint(err),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    match hint {
+        Some(h) => anyhow::anyhow!("{e:#} ({h})"),
+        None => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_errors_get_the_flag_that_fixes_them() {
+        let e = with_flag_hint(sqale::engine::EngineError::NoGpu(3).into());
+        assert!(e.to_string().contains("--gpu-layers 0"), "{e}");
+        let e = with_flag_hint(sqale::env::EnvError::NotFound("x.db".into()).into());
+        assert!(e.to_string().contains("--db"), "{e}");
+        let e = with_flag_hint(sqale::agent::AgentError::PromptTooLong { needed: 9, budget: 8 }.into());
+        assert!(e.to_string().contains("--max-episode-tokens"), "{e}");
+        let plain = with_flag_hint(anyhow::anyhow!("something else"));
+        assert_eq!(plain.to_string(), "something else");
+    }
 }

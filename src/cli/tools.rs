@@ -14,7 +14,7 @@ pub struct ToolsArgs {
     #[arg(long)]
     db: Option<PathBuf>,
     /// Seconds a statement may run before it is stopped.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
     /// Print `{"ok": bool, "result": "..."}`.
     #[arg(long)]
@@ -31,8 +31,9 @@ pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
         [Parsed::Call(c)] => c.clone(),
         [Parsed::Malformed { error, .. }] => anyhow::bail!("the call is not valid: {error}"),
         [] => anyhow::bail!(
-            "no tool call found in {:?}; write it as JSON: '{{\"tool\": \"list_tables\", \"args\": {{}}}}'",
-            args.call
+            "no tool call found in {:?}; write it as JSON: '{}'",
+            args.call,
+            sqale::tools::Tool::ListTables.spec().example()
         ),
         _ => anyhow::bail!("give one tool call at a time"),
     };

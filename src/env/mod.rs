@@ -6,6 +6,7 @@
 //! caused (bad SQL, unknown tool, missing argument) are results, never `Err`: only failing to
 //! open the database is an error of the environment itself.
 
+mod error;
 mod format;
 mod guard;
 mod limits;
@@ -14,10 +15,12 @@ mod schema;
 use std::path::{Path, PathBuf};
 
 use rusqlite::ErrorCode;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+pub use error::{EnvError, ToolError};
 pub use limits::Limits;
 
+use crate::tools::{self, ArgKind, Tool};
 use format::TableText;
 pub(crate) use guard::read_only_uri;
 use guard::GuardedConnection;
@@ -26,45 +29,6 @@ use schema::Relation;
 
 /// Rows [`Environment::execute`] returns at most.
 pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
-
-/// The tools, with their argument names, exactly as the models were trained on them.
-pub const TOOLS: &[(&str, &[&str])] = &[
-    ("list_tables", &[]),
-    ("describe_table", &["table_name"]),
-    ("foreign_keys", &["table_name"]),
-    ("join_path", &["table_a", "table_b"]),
-    ("sample_rows", &["table_name", "limit"]),
-    ("distinct_values", &["table_name", "column_name", "limit"]),
-    ("run_query", &["sql"]),
-    ("submit_sql", &["sql"]),
-];
-
-/// Why a database could not be opened as an environment.
-#[derive(Debug, thiserror::Error)]
-pub enum EnvError {
-    /// The path names no file.
-    #[error("database not found: {0} (pass an existing SQLite file with --db)")]
-    NotFound(PathBuf),
-    /// SQLite URIs need UTF-8 paths.
-    #[error("database path is not valid UTF-8: {0} (rename the file or pass a different path)")]
-    NonUtf8Path(PathBuf),
-    /// The database is in WAL mode with transactions not yet folded into the main file.
-    #[error(
-        "{0} has a non-empty write-ahead log (-wal file); sqale opens databases immutable and would \
-         read stale data. Fold the log in first, e.g. `sqlite3 {0} 'PRAGMA wal_checkpoint(TRUNCATE)'`, \
-         or work on a copy"
-    )]
-    PendingWal(PathBuf),
-    /// SQLite refused the file.
-    #[error("cannot open {path} as a SQLite database: {source}")]
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// SQLite's reason.
-        #[source]
-        source: rusqlite::Error,
-    },
-}
 
 /// What one tool call produced.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -79,11 +43,8 @@ impl ToolResult {
     fn ok(result: String) -> Self {
         ToolResult { ok: true, result }
     }
-    fn err(message: impl std::fmt::Display) -> Self {
-        ToolResult {
-            ok: false,
-            result: format!("Error: {message}"),
-        }
+    fn err(error: &ToolError) -> Self {
+        ToolResult { ok: false, result: format!("Error: {error}") }
     }
 }
 
@@ -138,50 +99,26 @@ impl Environment {
         let args = match args {
             Value::Object(map) => Some(map),
             Value::Null => None,
-            other => {
-                return ToolResult::err(format!(
-                    "args must be a JSON object, got {}",
-                    json_kind(other)
-                ))
-            }
+            other => return ToolResult::err(&ToolError::ArgsNotAnObject(json_kind(other))),
         };
-        let get = |name: &str| args.and_then(|a| a.get(name));
-        let result = match tool {
-            "list_tables" => self.list_tables(),
-            "describe_table" => str_arg(tool, "table_name", get("table_name"))
-                .and_then(|t| self.describe_table(t)),
-            "foreign_keys" => {
-                str_arg(tool, "table_name", get("table_name")).and_then(|t| self.foreign_keys(t))
-            }
-            "join_path" => str_arg(tool, "table_a", get("table_a")).and_then(|a| {
-                str_arg(tool, "table_b", get("table_b")).and_then(|b| self.join_path(a, b))
-            }),
-            "sample_rows" => str_arg(tool, "table_name", get("table_name")).and_then(|t| {
-                limit_arg(tool, get("limit"), 5, self.limits.max_sample_rows)
-                    .and_then(|n| self.sample_rows(t, n))
-            }),
-            "distinct_values" => str_arg(tool, "table_name", get("table_name")).and_then(|t| {
-                str_arg(tool, "column_name", get("column_name")).and_then(|c| {
-                    limit_arg(tool, get("limit"), 20, self.limits.max_distinct_values)
-                        .and_then(|n| self.distinct_values(t, c, n))
-                })
-            }),
-            "run_query" | "submit_sql" => {
-                str_arg(tool, "sql", get("sql")).and_then(|sql| self.run_query(sql))
-            }
-            other => Err(format!(
-                "unknown tool {other:?}. Available tools: {}",
-                TOOLS.iter().map(|t| t.0).collect::<Vec<_>>().join(", ")
-            )),
+        let Some(tool) = Tool::from_name(tool) else {
+            return ToolResult::err(&ToolError::UnknownTool { name: tool.to_string(), available: tools::names() });
         };
+        let result = self.run_tool(tool, &Args { tool, map: args });
         let reads = self.db.take_reads();
         match result {
             Ok(text) => {
-                // A successful call opened what it read: the table a tool named (tools read it
-                // with their own queries) or the tables a query touched.
-                if tool != "list_tables" {
+                // A successful call opened what it read: the tables a tool named (tools read
+                // them with their own queries) or the tables a query touched.
+                if tool != Tool::ListTables {
                     self.opened.extend(reads);
-                    let named: Vec<&str> = ["table_name", "table_a", "table_b"].iter().filter_map(|k| get(k).and_then(Value::as_str)).collect();
+                    let named: Vec<&str> = tool
+                        .spec()
+                        .args
+                        .iter()
+                        .filter(|a| a.kind == ArgKind::Table)
+                        .filter_map(|a| args.and_then(|m| m.get(a.name)).and_then(Value::as_str))
+                        .collect();
                     if !named.is_empty() {
                         if let Ok(rels) = self.relations() {
                             self.opened.extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
@@ -191,7 +128,24 @@ impl Environment {
                 }
                 ToolResult::ok(text)
             }
-            Err(message) => ToolResult::err(message),
+            Err(e) => ToolResult::err(&e),
+        }
+    }
+
+    /// Reads a call's arguments as its catalogue entry says and runs it.
+    fn run_tool(&mut self, tool: Tool, a: &Args<'_>) -> Result<String, ToolError> {
+        match tool {
+            Tool::ListTables => self.list_tables(),
+            Tool::DescribeTable => self.describe_table(a.text("table_name")?),
+            Tool::ForeignKeys => self.foreign_keys(a.text("table_name")?),
+            Tool::JoinPath => self.join_path(a.text("table_a")?, a.text("table_b")?),
+            Tool::SampleRows => self.sample_rows(a.text("table_name")?, a.limit(self.limits.max_sample_rows)?),
+            Tool::DistinctValues => self.distinct_values(
+                a.text("table_name")?,
+                a.text("column_name")?,
+                a.limit(self.limits.max_distinct_values)?,
+            ),
+            Tool::RunQuery | Tool::SubmitSql => self.run_query(a.text("sql")?),
         }
     }
 
@@ -203,7 +157,7 @@ impl Environment {
 
     /// The tables `sql` reads (base tables behind views included), from SQLite's own planner;
     /// the statement is prepared, not run.
-    pub fn tables_read(&mut self, sql: &str) -> Result<Vec<String>, String> {
+    pub fn tables_read(&mut self, sql: &str) -> Result<Vec<String>, ToolError> {
         let _ = self.db.take_reads();
         let _deadline = self.db.arm(self.limits.timeout);
         drop(self.prepare(sql)?);
@@ -211,13 +165,13 @@ impl Environment {
     }
 
     /// The database's views, in schema order.
-    pub fn views(&self) -> Result<Vec<String>, String> {
+    pub fn views(&self) -> Result<Vec<String>, ToolError> {
         Ok(self.relations()?.into_iter().filter(|r| r.is_view).map(|r| r.name).collect())
     }
 
     /// The database's tables (views left out) in schema order, and its foreign keys as
     /// `(from_table, to_table)` pairs.
-    pub fn table_graph(&self) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+    pub fn table_graph(&self) -> Result<(Vec<String>, Vec<(String, String)>), ToolError> {
         let rels = self.relations()?;
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
         let tables = rels.iter().filter(|r| !r.is_view).map(|r| r.name.clone()).collect();
@@ -227,16 +181,16 @@ impl Environment {
     /// Runs `sql` to completion under the same guards and time limit, returning every row
     /// (bounded by the time limit and [`MAX_EXECUTE_ROWS`]). For checking answers, not for
     /// showing to the model.
-    pub fn execute(&mut self, sql: &str) -> Result<Rows, String> {
+    pub fn execute(&mut self, sql: &str) -> Result<Rows, ToolError> {
         let mut rows = Vec::new();
         let columns = self.for_each_row(sql, |row, n| {
             if rows.len() >= MAX_EXECUTE_ROWS {
-                return Err(format!("result has more than {MAX_EXECUTE_ROWS} rows"));
+                return Err(ToolError::TooManyRows(MAX_EXECUTE_ROWS));
             }
             let mut values = Vec::with_capacity(n);
             for i in 0..n {
-                let v = row.get_ref(i).map_err(|e| e.to_string())?;
-                values.push(rusqlite::types::Value::try_from(v).map_err(|e| e.to_string())?);
+                let v = row.get_ref(i).map_err(|e| self.sql_error(e))?;
+                values.push(rusqlite::types::Value::try_from(v)?);
             }
             rows.push(values);
             Ok(true)
@@ -245,7 +199,7 @@ impl Environment {
     }
 
     /// Whether `sql` runs to completion under the guards and time limit; returns its row count.
-    pub fn check(&mut self, sql: &str) -> Result<usize, String> {
+    pub fn check(&mut self, sql: &str) -> Result<usize, ToolError> {
         let mut count = 0;
         self.for_each_row(sql, |_, _| {
             count += 1;
@@ -259,8 +213,8 @@ impl Environment {
     fn for_each_row(
         &self,
         sql: &str,
-        mut f: impl FnMut(&rusqlite::Row<'_>, usize) -> Result<bool, String>,
-    ) -> Result<Vec<String>, String> {
+        mut f: impl FnMut(&rusqlite::Row<'_>, usize) -> Result<bool, ToolError>,
+    ) -> Result<Vec<String>, ToolError> {
         let _deadline = self.db.arm(self.limits.timeout);
         let mut stmt = self.prepare(sql)?;
         let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
@@ -280,64 +234,57 @@ impl Environment {
         Ok(columns)
     }
 
-    fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, String> {
+    fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, ToolError> {
         if sql.chars().count() > self.limits.max_sql_chars {
-            return Err(format!(
-                "SQL is longer than {} characters",
-                self.limits.max_sql_chars
-            ));
+            return Err(ToolError::SqlTooLong(self.limits.max_sql_chars));
         }
         let stmt = self.db.conn.prepare(sql).map_err(|e| match e {
-            rusqlite::Error::MultipleStatement => {
-                "only one statement per call is allowed".to_string()
-            }
-            rusqlite::Error::Empty => "empty SQL".to_string(),
+            rusqlite::Error::MultipleStatement => ToolError::MultipleStatements,
+            rusqlite::Error::Empty => ToolError::EmptySql,
             other => self.sql_error(other),
         })?;
         if !stmt.readonly() {
-            return Err("the database is read-only: only queries that read are allowed".into());
+            return Err(ToolError::Writes);
         }
         Ok(stmt)
     }
 
-    fn sql_error(&self, e: rusqlite::Error) -> String {
-        match &e {
-            rusqlite::Error::SqliteFailure(f, msg) => match f.code {
-                ErrorCode::OperationInterrupted => format!(
-                    "query stopped after {:.1} s (time limit); narrow it with WHERE or LIMIT",
-                    self.limits.timeout.as_secs_f64()
-                ),
-                ErrorCode::AuthorizationForStatementDenied => {
-                    "not allowed: the database is read-only and only SELECT queries (and reading PRAGMAs such as table_info) may run".to_string()
-                }
-                ErrorCode::OutOfMemory => {
-                    "query needs too much memory; narrow it with WHERE or LIMIT".to_string()
-                }
-                _ => msg.clone().unwrap_or_else(|| e.to_string()),
-            },
-            _ => e.to_string(),
+    fn sql_error(&self, e: rusqlite::Error) -> ToolError {
+        let code = match &e {
+            rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+            _ => None,
+        };
+        match code {
+            Some(ErrorCode::OperationInterrupted) => ToolError::TimedOut(self.limits.timeout),
+            Some(ErrorCode::AuthorizationForStatementDenied) => ToolError::NotAllowed,
+            Some(ErrorCode::OutOfMemory) => ToolError::OutOfMemory,
+            _ => {
+                let message = match &e {
+                    rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+                    other => other.to_string(),
+                };
+                ToolError::Sqlite { message, source: e }
+            }
         }
     }
 
-    fn relations(&self) -> Result<Vec<Relation>, String> {
+    fn relations(&self) -> Result<Vec<Relation>, ToolError> {
         let _deadline = self.db.arm(self.limits.timeout);
         schema::relations(&self.db.conn).map_err(|e| self.sql_error(e))
     }
 
-    fn find(&self, name: &str) -> Result<(Vec<Relation>, Relation), String> {
+    fn find(&self, name: &str) -> Result<(Vec<Relation>, Relation), ToolError> {
         let rels = self.relations()?;
         match schema::resolve(&rels, name) {
             Some(r) => {
                 let r = r.clone();
                 Ok((rels, r))
             }
-            None => Err(format!(
-                "no such table: {name}. Call list_tables to see the tables"
-            )),
+            None => Err(ToolError::NoSuchTable(name.to_string())),
         }
     }
 
-    fn list_tables(&self) -> Result<String, String> {
+    fn list_tables(&self) -> Result<String, ToolError> {
         let rels = self.relations()?;
         let tables: Vec<&str> = rels.iter().filter(|r| !r.is_view).map(|r| r.name.as_str()).collect();
         let views: Vec<&str> = rels.iter().filter(|r| r.is_view).map(|r| r.name.as_str()).collect();
@@ -348,7 +295,7 @@ impl Environment {
         Ok(out)
     }
 
-    fn describe_table(&self, name: &str) -> Result<String, String> {
+    fn describe_table(&self, name: &str) -> Result<String, ToolError> {
         let (rels, rel) = self.find(name)?;
         let _deadline = self.db.arm(self.limits.timeout);
         let conn = &self.db.conn;
@@ -402,7 +349,7 @@ impl Environment {
         Ok(out.trim_end().to_string())
     }
 
-    fn foreign_keys(&self, name: &str) -> Result<String, String> {
+    fn foreign_keys(&self, name: &str) -> Result<String, ToolError> {
         let (rels, rel) = self.find(name)?;
         let _deadline = self.db.arm(self.limits.timeout);
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
@@ -431,11 +378,11 @@ impl Environment {
         ))
     }
 
-    fn join_path(&self, a: &str, b: &str) -> Result<String, String> {
+    fn join_path(&self, a: &str, b: &str) -> Result<String, ToolError> {
         let (rels, ra) = self.find(a)?;
         let rb = schema::resolve(&rels, b)
             .cloned()
-            .ok_or_else(|| format!("no such table: {b}. Call list_tables to see the tables"))?;
+            .ok_or_else(|| ToolError::NoSuchTable(b.to_string()))?;
         let _deadline = self.db.arm(self.limits.timeout);
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
         match schema::shortest_path(&keys, &ra.name, &rb.name) {
@@ -451,7 +398,7 @@ impl Environment {
         }
     }
 
-    fn sample_rows(&self, name: &str, (limit, capped): (usize, bool)) -> Result<String, String> {
+    fn sample_rows(&self, name: &str, (limit, capped): (usize, bool)) -> Result<String, ToolError> {
         let (_, rel) = self.find(name)?;
         let sql = format!("SELECT * FROM {} LIMIT {limit}", quote_ident(&rel.name));
         let mut text = self.run_query(&sql)?;
@@ -466,7 +413,7 @@ impl Environment {
         table: &str,
         column: &str,
         (limit, capped): (usize, bool),
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let (_, rel) = self.find(table)?;
         let cols = {
             let _deadline = self.db.arm(self.limits.timeout);
@@ -476,9 +423,10 @@ impl Environment {
             .iter()
             .find(|c| c.name == column)
             .or_else(|| cols.iter().find(|c| c.name.eq_ignore_ascii_case(column)))
-            .ok_or_else(|| {
-                let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-                format!("no such column: {column} in {}. Columns: {}", rel.name, names.join(", "))
+            .ok_or_else(|| ToolError::NoSuchColumn {
+                column: column.to_string(),
+                table: rel.name.clone(),
+                columns: cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
             })?;
         let _deadline = self.db.arm(self.limits.timeout);
         let (t, c) = (quote_ident(&rel.name), quote_ident(&col.name));
@@ -496,7 +444,7 @@ impl Environment {
         let mut size = 0;
         let mut cut_by_size = false;
         while let Some(row) = rows.next().map_err(|e| self.sql_error(e))? {
-            let v = row.get_ref(0).map_err(|e| e.to_string())?;
+            let v = row.get_ref(0).map_err(|e| self.sql_error(e))?;
             let s = format::literal(v, self.limits.max_cell_chars);
             size += s.len() + 1;
             if size > self.limits.max_result_chars {
@@ -520,7 +468,7 @@ impl Environment {
         Ok(out)
     }
 
-    fn run_query(&self, sql: &str) -> Result<String, String> {
+    fn run_query(&self, sql: &str) -> Result<String, ToolError> {
         let mut table = TableText::new(&self.limits);
         let mut total = 0usize;
         let mut counted_all = true;
@@ -534,7 +482,7 @@ impl Environment {
             if total <= limits.max_rows {
                 let mut cells = Vec::with_capacity(n);
                 for i in 0..n {
-                    let v = row.get_ref(i).map_err(|e| e.to_string())?;
+                    let v = row.get_ref(i).map_err(|e| self.sql_error(e))?;
                     cells.push(format::cell(v, max_cell));
                 }
                 table.push(&cells);
@@ -556,55 +504,52 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-fn str_arg<'a>(tool: &str, name: &str, v: Option<&'a Value>) -> Result<&'a str, String> {
-    match v {
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
-        Some(Value::String(_)) => Err(format!("{tool} needs a non-empty string in args.{name}")),
-        Some(other) => Err(format!(
-            "{tool} needs a string in args.{name}, got {}",
-            json_kind(other)
-        )),
-        None => Err(format!(
-            "{tool} needs args.{name}, e.g. {}",
-            example_call(tool)
-        )),
-    }
+/// A call's arguments, read as its tool's catalogue entry says.
+struct Args<'a> {
+    tool: Tool,
+    map: Option<&'a Map<String, Value>>,
 }
 
-/// Reads an optional `limit`: a positive integer (or a string of one). Returns the limit and
-/// whether it was capped.
-fn limit_arg(tool: &str, v: Option<&Value>, default: usize, max: usize) -> Result<(usize, bool), String> {
-    let n = match v {
-        None | Some(Value::Null) => return Ok((default.min(max), false)),
-        Some(Value::Number(n)) => n.as_f64(),
-        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
-        Some(_) => None,
-    };
-    match n {
-        Some(n) if n >= 1.0 && n.fract() == 0.0 => {
-            if n > max as f64 {
-                Ok((max, true))
-            } else {
-                Ok((n as usize, false))
+impl<'a> Args<'a> {
+    /// A required non-empty string argument.
+    fn text(&self, name: &'static str) -> Result<&'a str, ToolError> {
+        let tool = self.tool.name();
+        match self.map.and_then(|m| m.get(name)) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+            Some(Value::String(_)) => {
+                Err(ToolError::BadArgument { tool, arg: name, expected: "a non-empty string", got: String::new() })
             }
+            Some(other) => Err(ToolError::BadArgument {
+                tool,
+                arg: name,
+                expected: "a string",
+                got: format!(", got {}", json_kind(other)),
+            }),
+            None => Err(ToolError::MissingArgument { tool, arg: name, example: self.tool.spec().example() }),
         }
-        _ => Err(format!("{tool} needs a positive integer in args.limit")),
     }
-}
 
-fn example_call(tool: &str) -> String {
-    let args = TOOLS
-        .iter()
-        .find(|t| t.0 == tool)
-        .map(|t| t.1)
-        .unwrap_or(&[]);
-    let fields: Vec<String> = args
-        .iter()
-        .map(|a| match *a {
-            "limit" => "\"limit\": 5".to_string(),
-            "sql" => "\"sql\": \"SELECT ...\"".to_string(),
-            other => format!("\"{other}\": \"...\""),
-        })
-        .collect();
-    format!("{{\"tool\": \"{tool}\", \"args\": {{{}}}}}", fields.join(", "))
+    /// The optional `limit`: a positive integer (or a string of one), the catalogue's default
+    /// when absent, capped at `max`. Returns the limit and whether it was capped.
+    fn limit(&self, max: usize) -> Result<(usize, bool), ToolError> {
+        let default = match self.tool.arg("limit").map(|a| a.kind) {
+            Some(ArgKind::Limit { default }) => default,
+            _ => max,
+        };
+        let n = match self.map.and_then(|m| m.get("limit")) {
+            None | Some(Value::Null) => return Ok((default.min(max), false)),
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+            Some(_) => None,
+        };
+        match n {
+            Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(if n > max as f64 { (max, true) } else { (n as usize, false) }),
+            _ => Err(ToolError::BadArgument {
+                tool: self.tool.name(),
+                arg: "limit",
+                expected: "a positive integer",
+                got: String::new(),
+            }),
+        }
+    }
 }

@@ -135,7 +135,7 @@ impl GoldCache {
     pub fn get(&mut self, q: &Question) -> &Gold {
         let limits = self.limits.clone();
         self.gold.entry(q.id.clone()).or_insert_with(|| match Environment::with_limits(&q.db, limits) {
-            Ok(mut env) => Gold { tables: env.tables_read(&q.gold_sql).unwrap_or_default(), rows: env.execute(&q.gold_sql) },
+            Ok(mut env) => Gold { tables: env.tables_read(&q.gold_sql).unwrap_or_default(), rows: env.execute(&q.gold_sql).map_err(|e| e.to_string()) },
             Err(e) => Gold { rows: Err(e.to_string()), tables: Vec::new() },
         })
     }

@@ -97,11 +97,11 @@ pub fn score(env: &mut Environment, pred: Option<&str>, gold: &Rows) -> Score {
             Score { correct, executed: true, f1, reward, error: None }
         }
         Err(e) => Score {
+            error: Some(e.to_string()),
             correct: false,
             executed: false,
             f1: 0.0,
-            reward: if is_syntax_error(&e) { 0.0 } else { 0.5 },
-            error: Some(e),
+            reward: if is_syntax_error(&e.to_string()) { 0.0 } else { 0.5 },
         },
     }
 }

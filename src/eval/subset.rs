@@ -184,7 +184,7 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
 
     // Views to keep: those whose base tables all come along (asked of SQLite's planner).
     let mut env = Environment::open(source).map_err(|e| src_err(e.to_string()))?;
-    let views = env.views().map_err(src_err)?;
+    let views = env.views().map_err(|e| src_err(e.to_string()))?;
     let keep_views: Vec<String> = views
         .into_iter()
         .filter(|v| {
@@ -263,7 +263,7 @@ pub fn apply(
             let gold_tables = g.tables.clone();
             if !graphs.contains_key(&q.db) {
                 let env = Environment::open(&q.db).map_err(|e| SubsetError::Source { path: q.db.clone(), reason: e.to_string() })?;
-                let graph = env.table_graph().map_err(|reason| SubsetError::Source { path: q.db.clone(), reason })?;
+                let graph = env.table_graph().map_err(|e| SubsetError::Source { path: q.db.clone(), reason: e.to_string() })?;
                 graphs.insert(q.db.clone(), graph);
             }
             let (tables, keys) = &graphs[&q.db];

@@ -11,50 +11,44 @@ mod pyliteral;
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+use crate::hash::sha256_hex;
+use crate::tools::{Tool, CATALOGUE};
 
 pub use pyliteral::{string_constant, PyLiteralError};
 
-/// Our rendering of the training system prompt: task, tool list, execution-plan scaffold.
-pub const DEFAULT_SYSTEM_PROMPT: &str = r#"You are a text-to-SQL agent. You answer a question about a SQLite database by writing one SQL query. The schema is not shown to you: explore the database with the tools below, test your query, then submit it.
-
-Tools (write each call as a bare JSON object, {"tool": "<name>", "args": {...}}; a turn may hold several calls, run in order):
-- {"tool": "list_tables", "args": {}}: names of all tables.
-- {"tool": "describe_table", "args": {"table_name": "..."}}: columns, types and keys of a table.
-- {"tool": "foreign_keys", "args": {"table_name": "..."}}: foreign keys from and to a table.
-- {"tool": "join_path", "args": {"table_a": "...", "table_b": "..."}}: shortest path between two tables along foreign keys, with the join columns.
-- {"tool": "sample_rows", "args": {"table_name": "...", "limit": 5}}: a few rows of a table.
-- {"tool": "distinct_values", "args": {"table_name": "...", "column_name": "...", "limit": 20}}: distinct values of a column.
-- {"tool": "run_query", "args": {"sql": "..."}}: runs a query and returns its rows or its error.
-- {"tool": "submit_sql", "args": {"sql": "..."}}: submits your final query and ends the episode.
-
-Execution plan:
-1. Find the tables the question needs: list_tables, then describe_table.
-2. Work out how they connect: foreign_keys or join_path.
-3. Look up the exact values the question refers to: distinct_values or sample_rows.
-4. Write the query and test it with run_query; fix it until it returns the right rows.
-5. Submit it with submit_sql.
-
-You have a limited number of tool turns; each tool result tells you how many are left. Think inside <think> ... </think> first, then write only the tool calls: no prose, no code fences."#;
+/// Our rendering of the training system prompt: task, tool list (from the tool catalogue),
+/// execution-plan scaffold.
+pub fn default_system_prompt() -> String {
+    let tools: Vec<String> = CATALOGUE.iter().map(|t| t.prompt_line()).collect();
+    format!(
+        "You are a text-to-SQL agent. You answer a question about a SQLite database by writing one SQL query. \
+         The schema is not shown to you: explore the database with the tools below, test your query, then submit it.\n\n\
+         Tools (write each call as a bare JSON object, {{\"tool\": \"<name>\", \"args\": {{...}}}}; a turn may hold \
+         several calls, run in order):\n{}\n\n\
+         Execution plan:\n\
+         1. Find the tables the question needs: list_tables, then describe_table.\n\
+         2. Work out how they connect: foreign_keys or join_path.\n\
+         3. Look up the exact values the question refers to: distinct_values or sample_rows.\n\
+         4. Write the query and test it with run_query; fix it until it returns the right rows.\n\
+         5. Submit it with submit_sql.\n\n\
+         You have a limited number of tool turns; each tool result tells you how many are left. Think inside \
+         <think> ... </think> first, then write only the tool calls: no prose, no code fences.",
+        tools.join("\n")
+    )
+}
 
 /// Our rendering of the training user turn. `{question}` is replaced by the question; evidence,
 /// when a benchmark has it, is appended (see [`Prompt::user_turn`]).
 pub const DEFAULT_USER_TEMPLATE: &str =
     "The database schema is not shown. Use the tools to explore the database, then answer.\n\nQuestion: {question}";
 
-/// Tool turns an episode may take before the final answer.
-pub const TOOL_TURNS: usize = 6;
-
-/// Consecutive failed `run_query` calls that end exploration early.
-pub const MAX_FAILED_QUERIES_IN_A_ROW: usize = 4;
-
 /// Why exploration ended before the final answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitReason {
     /// All tool turns are used.
     TurnsUsed,
-    /// Too many `run_query` calls failed in a row.
-    FailedQueries,
+    /// This many `run_query` calls failed in a row (the agent's limit).
+    FailedQueries(usize),
 }
 
 /// Why a prompt file could not be used.
@@ -97,7 +91,7 @@ pub struct Prompt {
 impl Default for Prompt {
     fn default() -> Self {
         Prompt {
-            system: DEFAULT_SYSTEM_PROMPT.to_string(),
+            system: default_system_prompt(),
             user_template: DEFAULT_USER_TEMPLATE.to_string(),
             source: "builtin".to_string(),
         }
@@ -128,11 +122,7 @@ impl Prompt {
 
     /// SHA-256 of the system prompt and user template, hex, to tell runs apart.
     pub fn hash(&self) -> String {
-        let mut h = Sha256::new();
-        h.update(self.system.as_bytes());
-        h.update([0u8]);
-        h.update(self.user_template.as_bytes());
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        sha256_hex([self.system.as_bytes(), &[0u8], self.user_template.as_bytes()].concat())
     }
 
     /// The user turn for a question: the template with `{question}` (and `{evidence}`, if the
@@ -225,12 +215,43 @@ pub fn budget_line(turns_left: usize) -> String {
 pub fn exploration_limit_message(reason: LimitReason) -> String {
     let why = match reason {
         LimitReason::TurnsUsed => "You have used all your tool turns.".to_string(),
-        LimitReason::FailedQueries => format!("{MAX_FAILED_QUERIES_IN_A_ROW} queries in a row have failed."),
+        LimitReason::FailedQueries(n) => format!("{n} queries in a row have failed."),
     };
     format!(
         "[Exploration limit reached] {why} No more tools will run. Give your final answer now: \
          {{\"tool\": \"submit_sql\", \"args\": {{\"sql\": \"...\"}}}}"
     )
+}
+
+/// What the model is told of a call it wrote that could not be read.
+pub fn unreadable_call(error: &str) -> String {
+    format!("Error: could not read tool call ({error}). Write each call as a JSON object: {{\"tool\": \"<name>\", \"args\": {{...}}}}")
+}
+
+/// What the model is told when a tool turn held no call at all.
+pub fn no_tool_call() -> String {
+    format!(
+        "Error: no tool call found. After </think>, write one or more tool calls as JSON objects, e.g. {}",
+        Tool::ListTables.spec().example()
+    )
+}
+
+/// `describe_table(orders)`: how a call is labelled among the results of a turn with several.
+pub fn call_label(tool: &str, args: &serde_json::Value) -> String {
+    if tool.is_empty() {
+        return "unreadable call".to_string();
+    }
+    let args: Vec<String> = match args {
+        serde_json::Value::Object(map) => map
+            .values()
+            .map(|v| match v {
+                serde_json::Value::String(s) => s.chars().take(60).collect(),
+                other => other.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    format!("{tool}({})", args.join(", "))
 }
 
 #[cfg(test)]
@@ -263,6 +284,42 @@ mod tests {
         assert!(t.contains("[1] a\n1\n\n[2] b\n2"));
         assert!(t.contains("[Exploration limit reached]"));
         assert_eq!(budget_line(1), "[1 tool turn left before you must answer]");
+    }
+
+    /// The system prompt as it was written out by hand before it was rendered from the tool
+    /// catalogue: the rendering must not change a byte (episodes record its hash).
+    const SYSTEM_PROMPT_BEFORE_CATALOGUE: &str = r#"You are a text-to-SQL agent. You answer a question about a SQLite database by writing one SQL query. The schema is not shown to you: explore the database with the tools below, test your query, then submit it.
+
+Tools (write each call as a bare JSON object, {"tool": "<name>", "args": {...}}; a turn may hold several calls, run in order):
+- {"tool": "list_tables", "args": {}}: names of all tables.
+- {"tool": "describe_table", "args": {"table_name": "..."}}: columns, types and keys of a table.
+- {"tool": "foreign_keys", "args": {"table_name": "..."}}: foreign keys from and to a table.
+- {"tool": "join_path", "args": {"table_a": "...", "table_b": "..."}}: shortest path between two tables along foreign keys, with the join columns.
+- {"tool": "sample_rows", "args": {"table_name": "...", "limit": 5}}: a few rows of a table.
+- {"tool": "distinct_values", "args": {"table_name": "...", "column_name": "...", "limit": 20}}: distinct values of a column.
+- {"tool": "run_query", "args": {"sql": "..."}}: runs a query and returns its rows or its error.
+- {"tool": "submit_sql", "args": {"sql": "..."}}: submits your final query and ends the episode.
+
+Execution plan:
+1. Find the tables the question needs: list_tables, then describe_table.
+2. Work out how they connect: foreign_keys or join_path.
+3. Look up the exact values the question refers to: distinct_values or sample_rows.
+4. Write the query and test it with run_query; fix it until it returns the right rows.
+5. Submit it with submit_sql.
+
+You have a limited number of tool turns; each tool result tells you how many are left. Think inside <think> ... </think> first, then write only the tool calls: no prose, no code fences."#;
+
+    #[test]
+    fn system_prompt_rendered_from_the_catalogue_is_unchanged() {
+        assert_eq!(default_system_prompt(), SYSTEM_PROMPT_BEFORE_CATALOGUE);
+        // The hash every episode so far recorded for the built-in prompt.
+        assert_eq!(Prompt::default().hash(), "cb3a6f573b14238d8330c7a1d25b0c5912715de7a22b7414afaa4e5da672d407");
+    }
+
+    #[test]
+    fn failed_queries_message_names_the_limit_in_force() {
+        assert!(exploration_limit_message(LimitReason::FailedQueries(2)).contains("2 queries in a row have failed."));
+        assert!(exploration_limit_message(LimitReason::FailedQueries(7)).contains("7 queries in a row have failed."));
     }
 
     #[test]

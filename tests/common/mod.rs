@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use sqale::engine::{Engine, EngineOptions, Model};
 use sqale::generate::Generator;
 use sqale::prompt::Prompt;
@@ -23,8 +22,7 @@ pub fn demo_db() -> PathBuf {
 
 /// SHA-256 of a file, hex.
 pub fn sha256(path: &Path) -> String {
-    let bytes = std::fs::read(path).expect("read file");
-    Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+    sqale::hash::sha256_hex(std::fs::read(path).expect("read file"))
 }
 
 /// Names of the entries of a directory, sorted.

@@ -1,0 +1,293 @@
+//! The decode core both engines share: a llama.cpp context of one or more sequences, decoded in
+//! batches, with the system-turn snapshot and the stop tokens.
+//!
+//! [`super::Engine`] runs one conversation on it; [`crate::batched::BatchedEngine`] runs several,
+//! one per sequence. Everything that decides what a sequence's logits are lives here, so the two
+//! cannot drift apart:
+//! - each sequence has `ctx` tokens of KV cache of its own (llama.cpp's non-unified cache), so its
+//!   attention sees the same cache layout whether it is alone or not;
+//! - appended text is decoded alone in the batch, in chunks of `batch` tokens;
+//! - on the CPU backend attention takes the plain path: llama.cpp's CPU flash attention picks
+//!   its kernel by batch shape (a lone query over 512+ cached tokens is split across threads and
+//!   reduced, other shapes are not), so a row's rounding would depend on its batch; the plain
+//!   path rounds a row the same way whatever the batch, and is no slower on CPU at these lengths
+//!   (README, "Many episodes at once").
+
+use std::num::NonZeroU32;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llama_cpp_2::token::LlamaToken;
+
+use super::{default_threads, EngineError, EngineOptions, Model};
+use crate::generate::GenerateError;
+
+/// The system-turn snapshot reused by every conversation.
+struct PrefixSnapshot {
+    /// The prefix text it was taken after.
+    text: String,
+    /// Its tokens.
+    tokens: Vec<LlamaToken>,
+    /// The sequence state after them.
+    state: SeqState,
+}
+
+/// How a sequence's prefix came to be in the cache.
+pub(crate) struct Prefix {
+    /// The prefix's tokens.
+    pub(crate) tokens: Vec<LlamaToken>,
+    /// True when restored from the snapshot, false when decoded.
+    pub(crate) reused: bool,
+    /// Index of the last token's logits in the last batch, when decoded (a snapshot holds no
+    /// logits).
+    pub(crate) logits: Option<i32>,
+}
+
+/// A llama.cpp context of `seqs` sequences over one [`Model`].
+pub(crate) struct Core<'m> {
+    model: &'m Model,
+    ctx: LlamaContext<'m>,
+    options: EngineOptions,
+    batch: LlamaBatch<'static>,
+    /// Tokens decoded per batch of appended text.
+    chunk: usize,
+    /// KV cells each sequence may use.
+    per_seq: usize,
+    prefix: Option<PrefixSnapshot>,
+    stops: Vec<LlamaToken>,
+}
+
+impl<'m> Core<'m> {
+    /// A context of `seqs` sequences of `options.ctx` tokens each.
+    pub(crate) fn new(model: &'m Model, options: EngineOptions, seqs: usize) -> Result<Self, EngineError> {
+        let seqs = seqs.max(1);
+        let total = (options.ctx as usize).saturating_mul(seqs);
+        let n_ctx = u32::try_from(total).ok().and_then(NonZeroU32::new).ok_or_else(|| EngineError::Context {
+            n_ctx: options.ctx,
+            reason: format!("{seqs} sequences of {} tokens do not fit one context", options.ctx),
+        })?;
+        let chunk = options.batch.clamp(1, options.ctx.max(1));
+        // One batch holds a chunk of appended text, or one generated token of every sequence.
+        let batch = chunk.max(seqs as u32);
+        // llama.cpp's own default is 4 threads whatever the machine; on a 2-core board that
+        // oversubscribes and decoding crawls. Default to the cores this process may use.
+        let threads = options.threads.unwrap_or_else(default_threads);
+        let mut params = LlamaContextParams::default()
+            .with_n_ctx(Some(n_ctx))
+            .with_n_batch(batch)
+            .with_n_ubatch(batch)
+            .with_n_seq_max(seqs as u32)
+            .with_kv_unified(false)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        if !model.on_gpu() {
+            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
+        }
+        let ctx = model.new_context(params).map_err(|reason| EngineError::Context { n_ctx: n_ctx.get(), reason })?;
+        let per_seq = ctx.n_ctx() as usize / seqs;
+        Ok(Core {
+            model,
+            ctx,
+            batch: LlamaBatch::new(batch as usize, 1),
+            chunk: chunk as usize,
+            per_seq,
+            prefix: None,
+            stops: model.stop_tokens(),
+            options,
+        })
+    }
+
+    /// The model.
+    pub(crate) fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The llama.cpp model (its vocabulary).
+    pub(crate) fn llama(&self) -> &'m LlamaModel {
+        self.model.llama()
+    }
+
+    /// The options the context was made with.
+    pub(crate) fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// Tokens of KV cache each sequence has.
+    pub(crate) fn per_seq(&self) -> usize {
+        self.per_seq
+    }
+
+    /// Tokens decoded per batch of appended text.
+    pub(crate) fn chunk(&self) -> usize {
+        self.chunk
+    }
+
+    /// A fresh sampler for one conversation: top-k, top-p, temperature, then a draw seeded by
+    /// `seed`; greedy at temperature 0.
+    pub(crate) fn sampler(&self, seed: u32) -> LlamaSampler {
+        let o = &self.options;
+        if o.temperature <= 0.0 {
+            return LlamaSampler::greedy();
+        }
+        LlamaSampler::chain_simple([
+            LlamaSampler::top_k(o.top_k),
+            LlamaSampler::top_p(o.top_p, 1),
+            LlamaSampler::temp(o.temperature),
+            LlamaSampler::dist(seed),
+        ])
+    }
+
+    /// Whether `token` ends a completion (it is then not decoded).
+    pub(crate) fn is_stop(&self, token: LlamaToken) -> bool {
+        self.stops.contains(&token) || self.llama().vocab().is_eog(token)
+    }
+
+    /// Empties sequence `seq` (removing a whole sequence always succeeds, recurrent models
+    /// included).
+    pub(crate) fn clear(&mut self, seq: usize) {
+        let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+    }
+
+    /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos`, alone in
+    /// one batch; returns the index of the last token's logits.
+    pub(crate) fn decode_chunk(&mut self, seq: usize, pos: usize, tokens: &[LlamaToken]) -> Result<i32, GenerateError> {
+        self.batch.clear();
+        for (k, &t) in tokens.iter().enumerate() {
+            self.batch
+                .add(t, (pos + k) as i32, &[seq as i32], k + 1 == tokens.len())
+                .map_err(|e| GenerateError::Backend(e.to_string()))?;
+        }
+        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))?;
+        Ok(tokens.len() as i32 - 1)
+    }
+
+    /// Decodes `tokens` of sequence `seq` from position `pos` in chunks and waits for the device;
+    /// returns the index of the last token's logits in the last batch (`None` for no tokens).
+    pub(crate) fn decode_run(&mut self, seq: usize, pos: usize, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
+        let needed = pos + tokens.len();
+        if needed > self.per_seq {
+            return Err(GenerateError::ContextFull { needed, capacity: self.per_seq });
+        }
+        let mut last = None;
+        for (c, part) in tokens.chunks(self.chunk).enumerate() {
+            last = Some(self.decode_chunk(seq, pos + c * self.chunk, part)?);
+        }
+        // A GPU backend returns before the work is done; wait, so that the time counted is the
+        // decode's and not the next call's.
+        self.ctx.synchronize();
+        Ok(last)
+    }
+
+    /// Decodes one token for each of several sequences in one batch, `(seq, pos, token)` a row;
+    /// row `k`'s logits are output `k`.
+    pub(crate) fn decode_rows(&mut self, rows: &[(usize, usize, LlamaToken)]) -> Result<(), GenerateError> {
+        self.batch.clear();
+        for &(seq, pos, token) in rows {
+            self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| GenerateError::Backend(e.to_string()))?;
+        }
+        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))
+    }
+
+    /// Logits of output `index` of the last batch.
+    pub(crate) fn logits(&self, index: i32) -> &[f32] {
+        self.ctx.get_logits_ith(index)
+    }
+
+    /// Samples from output `index` of the last batch.
+    pub(crate) fn sample(&self, sampler: &mut LlamaSampler, index: i32) -> LlamaToken {
+        sampler.sample(&self.ctx, index)
+    }
+
+    /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
+    /// was taken after the same text, else decoded, and snapshotted when `keep` is set.
+    pub(crate) fn begin(&mut self, seq: usize, text: &str, keep: bool) -> Result<Prefix, GenerateError> {
+        self.clear(seq);
+        if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
+            self.ctx
+                .state_seq_set(&snap.state, seq as i32)
+                .map_err(|e| GenerateError::Backend(format!("restoring the prompt snapshot failed: {e}")))?;
+            return Ok(Prefix { tokens: snap.tokens.clone(), reused: true, logits: None });
+        }
+        let tokens = self.model.tokenize(text, true);
+        let logits = self.decode_run(seq, 0, &tokens)?;
+        if keep {
+            let state = self
+                .ctx
+                .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
+                .map_err(|e| GenerateError::Backend(format!("taking the prompt snapshot failed: {e}")))?;
+            self.prefix = Some(PrefixSnapshot { text: text.to_string(), tokens: tokens.clone(), state });
+        }
+        Ok(Prefix { tokens, reused: false, logits })
+    }
+
+    /// Size in bytes of the prefix snapshot, if one was taken.
+    pub(crate) fn prefix_snapshot_bytes(&self) -> Option<usize> {
+        self.prefix.as_ref().map(|p| p.state.byte_len())
+    }
+
+    /// Forgets the prefix snapshot.
+    pub(crate) fn drop_prefix(&mut self) {
+        self.prefix = None;
+    }
+}
+
+/// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a
+/// context (every token as a candidate, in id order), and records the choice in the sampler.
+pub(crate) fn sample_from(sampler: &mut LlamaSampler, logits: &[f32]) -> LlamaToken {
+    let mut candidates = LlamaTokenDataArray::from_iter(
+        logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)),
+        false,
+    );
+    candidates.apply_sampler(sampler);
+    let token = candidates.selected_token().unwrap_or(LlamaToken(0));
+    sampler.accept(token);
+    token
+}
+
+/// The text of sampled tokens, handed on in whole UTF-8 characters (a token may end inside a
+/// multi-byte character).
+#[derive(Default)]
+pub(crate) struct TextStream {
+    bytes: Vec<u8>,
+    emitted: usize,
+}
+
+impl TextStream {
+    /// Adds `token`'s text; returns what is now complete and not yet handed on.
+    pub(crate) fn push(&mut self, model: &LlamaModel, token: LlamaToken) -> Option<String> {
+        model.vocab().token_to_piece_into(token, &mut self.bytes, true, None);
+        let valid = match std::str::from_utf8(&self.bytes[self.emitted..]) {
+            Ok(s) => s.len(),
+            // An invalid byte (not a cut character) is handed on as a replacement character.
+            Err(e) if e.error_len().is_some() => self.bytes.len() - self.emitted,
+            Err(e) => e.valid_up_to(),
+        };
+        if valid == 0 {
+            return None;
+        }
+        let out = String::from_utf8_lossy(&self.bytes[self.emitted..self.emitted + valid]).into_owned();
+        self.emitted += valid;
+        Some(out)
+    }
+
+    /// What was not handed on yet (an incomplete character at the end).
+    pub(crate) fn rest(&mut self) -> Option<String> {
+        if self.emitted == self.bytes.len() {
+            return None;
+        }
+        let out = String::from_utf8_lossy(&self.bytes[self.emitted..]).into_owned();
+        self.emitted = self.bytes.len();
+        Some(out)
+    }
+
+    /// The whole text.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}

@@ -1,0 +1,278 @@
+//! The llama.cpp engine: one loaded [`Model`], one context, one growing token sequence per
+//! conversation. It knows nothing of SQL or tools.
+//!
+//! The decode loop, top to bottom:
+//! 1. [`Engine::begin`](Generator::begin) restores the shared prefix (the system turn) from a
+//!    state snapshot taken the first time it was decoded; snapshots work for hybrid recurrent
+//!    models (`qwen35`), whose state cannot be truncated back to a prefix, as well as for plain
+//!    transformers.
+//! 2. [`Engine::append`](Generator::append) tokenizes only the new text and decodes it in
+//!    batches, keeping the logits of the last token.
+//! 3. [`Engine::complete`](Generator::complete) samples from those logits, decodes each sampled
+//!    token once, and stops on an end-of-generation token, which is not decoded: the caller's
+//!    next append starts with the turn's closing marker. Within a conversation no token is
+//!    decoded twice.
+//!
+//! The context, batching, prompt snapshot and stop tokens are the decode core ([`core`]) that
+//! the batched engine ([`crate::batched`]) shares.
+
+pub(crate) mod core;
+mod model;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
+
+use self::core::{Core, TextStream};
+use crate::defaults;
+use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
+
+/// Errors from loading a model or creating a context.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// No file at the path.
+    #[error("model file not found: {0}")]
+    ModelNotFound(PathBuf),
+    /// llama.cpp could not load the file.
+    #[error("llama.cpp could not load {path} as a GGUF model ({reason}); check that the file is complete and of an architecture this llama.cpp knows")]
+    Load {
+        /// The file.
+        path: PathBuf,
+        /// llama.cpp's reason.
+        reason: String,
+    },
+    /// The llama.cpp backend failed to initialise.
+    #[error("llama.cpp backend failed to initialise: {0}")]
+    Backend(String),
+    /// GPU offload was asked of a build without a GPU backend.
+    #[error("{0} GPU layers asked for, but this build of sqale has no GPU backend (rebuild with the cargo feature `vulkan` or `cuda`) or ask for none")]
+    NoGpu(u32),
+    /// GPU offload was asked, the build has a GPU backend, but llama.cpp sees no GPU.
+    #[error("{layers} GPU layers asked for and this build has the {backends} backend, but llama.cpp sees no GPU device (check the driver: `vulkaninfo --summary` or `nvidia-smi`; for Mesa's CPU Vulkan driver lavapipe set GGML_VK_VISIBLE_DEVICES=0) or ask for none")]
+    NoGpuDevice {
+        /// Layers asked for.
+        layers: u32,
+        /// The GPU backends built in.
+        backends: String,
+    },
+    /// A device was named that llama.cpp does not see.
+    #[error("no device {asked:?}; llama.cpp sees: {available} (see `sqale info`)")]
+    NoSuchDevice {
+        /// What was asked for.
+        asked: String,
+        /// The devices there are.
+        available: String,
+    },
+    /// The context could not be created (usually not enough memory).
+    #[error("llama.cpp could not create a context of {n_ctx} tokens ({reason}); a smaller context needs less memory")]
+    Context {
+        /// Context size asked for.
+        n_ctx: u32,
+        /// llama.cpp's reason.
+        reason: String,
+    },
+}
+
+/// How to run a context.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Context window in tokens (per sequence, for a batched engine).
+    pub ctx: u32,
+    /// Threads for generation and prefill; `None` uses every CPU this process may run on.
+    pub threads: Option<i32>,
+    /// Tokens decoded per batch during prefill.
+    pub batch: u32,
+    /// Sampling temperature; 0 means greedy.
+    pub temperature: f32,
+    /// Nucleus sampling threshold.
+    pub top_p: f32,
+    /// Top-k cut-off.
+    pub top_k: i32,
+    /// Snapshot the shared prefix (the system turn) after decoding it, so that later
+    /// conversations restore it instead of decoding it again. Off for a single conversation,
+    /// which has no use for it: taking it copies the prefix's KV cache (back from the device,
+    /// on a GPU backend).
+    pub keep_prefix: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            ctx: defaults::CONTEXT_TOKENS,
+            threads: None,
+            batch: defaults::BATCH_TOKENS,
+            temperature: defaults::TEMPERATURE,
+            top_p: defaults::TOP_P,
+            top_k: defaults::TOP_K,
+            keep_prefix: true,
+        }
+    }
+}
+
+/// The sequence a lone engine uses.
+const SEQ: usize = 0;
+
+/// One context over a [`Model`]: a conversation as one growing token sequence.
+pub struct Engine<'m> {
+    core: Core<'m>,
+    tokens: Vec<LlamaToken>,
+    sampler: LlamaSampler,
+    /// Index in the last decoded batch of the token whose logits are current.
+    logits_index: Option<i32>,
+    counters: Counters,
+    /// `(start, len)` of each generated span in `tokens`.
+    spans: Vec<(usize, usize)>,
+}
+
+impl<'m> Engine<'m> {
+    /// Creates a context over `model`.
+    pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
+        let core = Core::new(model, options, 1)?;
+        Ok(Engine {
+            sampler: core.sampler(0),
+            core,
+            tokens: Vec::new(),
+            logits_index: None,
+            counters: Counters::default(),
+            spans: Vec::new(),
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &'m Model {
+        self.core.model()
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &EngineOptions {
+        self.core.options()
+    }
+
+    /// The conversation's tokens so far.
+    pub fn tokens(&self) -> &[LlamaToken] {
+        &self.tokens
+    }
+
+    /// Logits of the last decoded token (empty before anything was decoded).
+    pub fn logits(&self) -> &[f32] {
+        match self.logits_index {
+            Some(i) => self.core.logits(i),
+            None => &[],
+        }
+    }
+
+    /// Empties the sequence (and forgets nothing else: the prefix snapshot stays).
+    pub fn clear(&mut self) {
+        self.core.clear(SEQ);
+        self.tokens.clear();
+        self.spans.clear();
+        self.logits_index = None;
+        self.counters = Counters::default();
+    }
+
+    /// `(start, len)` of every span of [`Self::tokens`] that was sampled rather than appended.
+    pub fn generated_spans(&self) -> &[(usize, usize)] {
+        &self.spans
+    }
+
+    /// Decodes `tokens` after the current sequence, in batches; keeps the last token's logits.
+    pub fn decode(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
+        let started = Instant::now();
+        if let Some(i) = self.core.decode_run(SEQ, self.tokens.len(), tokens)? {
+            self.logits_index = Some(i);
+        }
+        self.tokens.extend_from_slice(tokens);
+        self.counters.decoded_tokens += tokens.len();
+        self.counters.context_tokens = self.tokens.len();
+        self.counters.prefill_seconds += started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Size in bytes of the prefix snapshot, if one was taken.
+    pub fn prefix_snapshot_bytes(&self) -> Option<usize> {
+        self.core.prefix_snapshot_bytes()
+    }
+
+    /// Forgets the prefix snapshot, so that the next conversation decodes its prefix again
+    /// (for measuring what the cache saves).
+    pub fn drop_prefix_cache(&mut self) {
+        self.core.drop_prefix();
+    }
+
+    fn sample_next(&mut self) -> Result<LlamaToken, GenerateError> {
+        let index = self.logits_index.ok_or_else(|| GenerateError::Backend("nothing decoded to sample from".into()))?;
+        Ok(self.core.sample(&mut self.sampler, index))
+    }
+}
+
+impl Generator for Engine<'_> {
+    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.clear();
+        self.sampler = self.core.sampler(seed);
+        let started = Instant::now();
+        let keep = self.core.options().keep_prefix;
+        let p = self.core.begin(SEQ, prefix, keep)?;
+        if p.reused {
+            self.counters.reused_tokens = p.tokens.len();
+        } else {
+            self.counters.decoded_tokens = p.tokens.len();
+            self.counters.prefill_seconds = started.elapsed().as_secs_f64();
+        }
+        // A restored snapshot holds no logits; the caller appends before sampling.
+        self.logits_index = p.logits;
+        self.tokens = p.tokens;
+        self.counters.context_tokens = self.tokens.len();
+        Ok(())
+    }
+
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        let tokens = self.model().tokenize(text, self.tokens.is_empty());
+        let needed = self.tokens.len() + tokens.len();
+        if needed > max_tokens {
+            return Err(GenerateError::OverBudget { needed, limit: max_tokens });
+        }
+        self.decode(&tokens)
+    }
+
+    fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        let started = Instant::now();
+        let start = self.tokens.len();
+        let prefill_before = self.counters.prefill_seconds;
+        let mut text = TextStream::default();
+        let mut generated = 0usize;
+        let mut finish = Finish::Length;
+        while generated < max_tokens {
+            let token = self.sample_next()?;
+            if self.core.is_stop(token) {
+                finish = Finish::Stop;
+                break;
+            }
+            if let Some(piece) = text.push(self.core.llama(), token) {
+                on_text(&piece);
+            }
+            generated += 1;
+            self.counters.generated_tokens += 1;
+            self.decode(&[token])?;
+        }
+        if let Some(piece) = text.rest() {
+            on_text(&piece);
+        }
+        // Decoding the sampled tokens counted as prefill above; it belongs to generation.
+        self.counters.prefill_seconds = prefill_before;
+        self.counters.generate_seconds += started.elapsed().as_secs_f64();
+        self.spans.push((start, generated));
+        Ok(Completion { text: text.text(), tokens: generated, finish })
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    fn context_size(&self) -> usize {
+        self.core.per_seq()
+    }
+}

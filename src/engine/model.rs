@@ -1,0 +1,233 @@
+//! A GGUF model loaded into memory, and the llama.cpp backend and devices it runs on.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::token::LlamaToken;
+
+use super::EngineError;
+
+/// How to load a model.
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Layers offloaded to the GPU; `None` means all when a GPU backend is built in, else 0.
+    pub gpu_layers: Option<u32>,
+    /// Show llama.cpp's own log on stderr.
+    pub verbose: bool,
+    /// The device to run on, by index or name as `sqale info` lists them (e.g. `1` or
+    /// `Vulkan0`); `None` lets llama.cpp use every GPU it sees.
+    pub device: Option<String>,
+}
+
+/// The GPU backends this build was compiled with (`vulkan`, `cuda`, `metal`), comma-separated.
+pub const GPU_BACKENDS: &str = env!("SQALE_GPU_BACKENDS");
+
+/// llama.cpp's backend, initialised once per process.
+pub(crate) fn backend() -> Result<&'static LlamaBackend, EngineError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            load_backend_modules();
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| EngineError::Backend(e.clone()))
+}
+
+/// With `--features portable`, llama.cpp's backends are shared libraries, one per CPU variant,
+/// loaded from beside the executable when shipped there, else from the build's own folder;
+/// llama.cpp scores each variant against the CPU and keeps the best.
+#[cfg(feature = "portable")]
+fn load_backend_modules() {
+    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)).filter(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|mut entries| {
+            entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libggml-cpu")))
+        })
+    });
+    match beside {
+        Some(dir) => llama_cpp_2::llama_backend::load_backends_from_path(&dir),
+        None => llama_cpp_2::llama_backend::load_backends(),
+    }
+}
+
+#[cfg(not(feature = "portable"))]
+fn load_backend_modules() {}
+
+/// The devices llama.cpp sees (CPU, and GPUs when a GPU backend is built in).
+pub fn devices() -> Vec<llama_cpp_2::LlamaBackendDevice> {
+    if backend().is_err() {
+        return Vec::new();
+    }
+    llama_cpp_2::list_llama_ggml_backend_devices()
+}
+
+/// Whether this build of llama.cpp can offload to a GPU.
+pub fn gpu_offload_supported() -> bool {
+    backend().map(|b| b.supports_gpu_offload()).unwrap_or(false)
+}
+
+/// Threads used when none are asked for: the CPUs this process may run on.
+pub fn default_threads() -> i32 {
+    std::thread::available_parallelism().map_or(4, |n| n.get() as i32)
+}
+
+/// A GGUF model loaded into memory (memory-mapped), shared by any number of engines.
+pub struct Model {
+    model: LlamaModel,
+    path: PathBuf,
+    /// Layers offloaded to a GPU (0: the model runs on the CPU).
+    gpu_layers: u32,
+    /// Qwen tokenizers normalise text to NFC before splitting; llama.cpp ignores normalizers, so
+    /// the engine applies it itself (otherwise decomposed accents in a database's values would
+    /// tokenise differently from training).
+    nfc: bool,
+}
+
+impl Model {
+    /// Loads a GGUF file.
+    pub fn load(path: impl AsRef<Path>, options: &ModelOptions) -> Result<Self, EngineError> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(EngineError::ModelNotFound(path.to_path_buf()));
+        }
+        let backend = backend()?;
+        if !options.verbose {
+            // llama.cpp logs to stderr by default; silence it unless asked.
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+        }
+        let (gpu, chosen) = match &options.device {
+            None => (backend.supports_gpu_offload(), None),
+            Some(asked) => {
+                let d = find_device(asked)?;
+                (!matches!(d.device_type, llama_cpp_2::LlamaBackendDeviceType::Cpu), Some(d.index))
+            }
+        };
+        let layers = match options.gpu_layers {
+            Some(n) if n > 0 && !gpu && GPU_BACKENDS.is_empty() => return Err(EngineError::NoGpu(n)),
+            Some(n) if n > 0 && !gpu => {
+                return Err(EngineError::NoGpuDevice { layers: n, backends: GPU_BACKENDS.to_string() })
+            }
+            Some(n) => n,
+            None if gpu => u32::MAX,
+            None => 0,
+        };
+        let load_error = |reason: String| EngineError::Load { path: path.to_path_buf(), reason };
+        let mut params = LlamaModelParams::default().with_n_gpu_layers(layers);
+        if let Some(index) = chosen.filter(|_| gpu) {
+            params = params.with_devices(&[index]).map_err(|e| load_error(e.to_string()))?;
+        }
+        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| load_error(e.to_string()))?;
+        let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
+        Ok(Model {
+            nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
+            model,
+            path: path.to_path_buf(),
+            gpu_layers: if gpu { layers } else { 0 },
+        })
+    }
+
+    /// Whether any layer runs on a GPU.
+    pub fn on_gpu(&self) -> bool {
+        self.gpu_layers > 0
+    }
+
+    /// A llama.cpp context over the model; the error is llama.cpp's reason.
+    pub(crate) fn new_context(&self, mut params: LlamaContextParams) -> Result<LlamaContext<'_>, String> {
+        let backend = backend().map_err(|e| e.to_string())?;
+        if !self.on_gpu() {
+            // With every layer on the CPU, llama.cpp would still ship large batches' matrix
+            // products to a GPU it sees ("op offload"), copying the weights each time: on Mesa's
+            // lavapipe that made prefill 45 times slower (6.6 against 296.6 tokens/s for
+            // SmolLM2). No GPU layers means the CPU.
+            params = params.with_op_offload(false);
+        }
+        self.model.new_context(backend, params).map_err(|e| e.to_string())
+    }
+
+    /// The file it was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying llama.cpp model.
+    pub fn llama(&self) -> &LlamaModel {
+        &self.model
+    }
+
+    /// A metadata value from the GGUF header, e.g. `general.architecture`.
+    pub fn meta(&self, key: &str) -> Option<String> {
+        self.model.meta_val_str(key).ok()
+    }
+
+    /// Parameters in the model.
+    pub fn n_params(&self) -> u64 {
+        self.model.n_params()
+    }
+
+    /// Bytes of weights.
+    pub fn size(&self) -> u64 {
+        self.model.size()
+    }
+
+    /// Whether the model keeps recurrent state (fully or in some layers).
+    pub fn is_recurrent_or_hybrid(&self) -> bool {
+        self.model.is_recurrent() || self.model.is_hybrid()
+    }
+
+    /// Tokens of `text`, with special-token markup parsed; `add_bos` adds the model's
+    /// beginning-of-sequence token if the model wants one.
+    pub fn tokenize(&self, text: &str, add_bos: bool) -> Vec<LlamaToken> {
+        let vocab = self.model.vocab();
+        let add = add_bos && vocab.should_add_bos();
+        if self.nfc && !unicode_normalization::is_nfc(text) {
+            let normalized: String = unicode_normalization::UnicodeNormalization::nfc(text).collect();
+            return vocab.tokenize(normalized.as_bytes(), add, true);
+        }
+        vocab.tokenize(text.as_bytes(), add, true)
+    }
+
+    /// The text of a token sequence, special tokens rendered.
+    pub fn detokenize(&self, tokens: &[LlamaToken]) -> String {
+        let vocab = self.model.vocab();
+        let mut bytes = Vec::new();
+        for &t in tokens {
+            vocab.token_to_piece_into(t, &mut bytes, true, None);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Token ids that end generation: the model's end-of-generation tokens plus `<|im_end|>` and
+    /// `<|endoftext|>` where the vocabulary has them as single tokens.
+    pub(crate) fn stop_tokens(&self) -> Vec<LlamaToken> {
+        let mut stops = Vec::new();
+        for marker in ["<|im_end|>", "<|endoftext|>"] {
+            if let [t] = self.tokenize(marker, false)[..] {
+                stops.push(t);
+            }
+        }
+        stops
+    }
+}
+
+/// The device `asked` names, by index or name (case-insensitive).
+fn find_device(asked: &str) -> Result<llama_cpp_2::LlamaBackendDevice, EngineError> {
+    let mut all = devices();
+    let asked = asked.trim();
+    let found = all.iter().position(|d| d.index.to_string() == asked || d.name.eq_ignore_ascii_case(asked));
+    match found {
+        Some(i) => Ok(all.swap_remove(i)),
+        None => Err(EngineError::NoSuchDevice {
+            asked: asked.to_string(),
+            available: all
+                .iter()
+                .map(|d| format!("{} {} ({})", d.index, d.name, d.description))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}

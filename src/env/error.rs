@@ -1,0 +1,121 @@
+//! What can go wrong in the environment: opening a database ([`EnvError`], an error of the
+//! environment itself) and a tool call or query ([`ToolError`], the model's doing, whose text
+//! the model is shown).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Why a database could not be opened as an environment.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// The path names no file.
+    #[error("database not found: {0}")]
+    NotFound(PathBuf),
+    /// SQLite URIs need UTF-8 paths.
+    #[error("database path is not valid UTF-8: {0} (rename the file or pass a different path)")]
+    NonUtf8Path(PathBuf),
+    /// The database is in WAL mode with transactions not yet folded into the main file.
+    #[error(
+        "{0} has a non-empty write-ahead log (-wal file); sqale opens databases immutable and would \
+         read stale data. Fold the log in first, e.g. `sqlite3 {0} 'PRAGMA wal_checkpoint(TRUNCATE)'`, \
+         or work on a copy"
+    )]
+    PendingWal(PathBuf),
+    /// SQLite refused the file.
+    #[error("cannot open {path} as a SQLite database: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's reason.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// Why a tool call or a query failed. Its text (after `Error: `) is what the model is shown:
+/// each says what was wrong and, where there is one, what to do instead.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// `args` was not a JSON object.
+    #[error("args must be a JSON object, got {0}")]
+    ArgsNotAnObject(&'static str),
+    /// No tool by that name.
+    #[error("unknown tool {name:?}. Available tools: {available}")]
+    UnknownTool {
+        /// The name written.
+        name: String,
+        /// The tools there are.
+        available: String,
+    },
+    /// A required argument is missing.
+    #[error("{tool} needs args.{arg}, e.g. {example}")]
+    MissingArgument {
+        /// The tool.
+        tool: &'static str,
+        /// The argument.
+        arg: &'static str,
+        /// A well-formed call.
+        example: String,
+    },
+    /// An argument has the wrong type or value.
+    #[error("{tool} needs {expected} in args.{arg}{got}")]
+    BadArgument {
+        /// The tool.
+        tool: &'static str,
+        /// The argument.
+        arg: &'static str,
+        /// What it takes, e.g. "a non-empty string".
+        expected: &'static str,
+        /// What it got (`, got a number`), or nothing.
+        got: String,
+    },
+    /// The table or view does not exist.
+    #[error("no such table: {0}. Call list_tables to see the tables")]
+    NoSuchTable(String),
+    /// The column does not exist.
+    #[error("no such column: {column} in {table}. Columns: {columns}")]
+    NoSuchColumn {
+        /// The column asked for.
+        column: String,
+        /// The table.
+        table: String,
+        /// The table's columns.
+        columns: String,
+    },
+    /// The SQL is longer than the limit.
+    #[error("SQL is longer than {0} characters")]
+    SqlTooLong(usize),
+    /// More than one statement.
+    #[error("only one statement per call is allowed")]
+    MultipleStatements,
+    /// No statement at all.
+    #[error("empty SQL")]
+    EmptySql,
+    /// A statement that would write.
+    #[error("the database is read-only: only queries that read are allowed")]
+    Writes,
+    /// The authorizer refused the statement.
+    #[error("not allowed: the database is read-only and only SELECT queries (and reading PRAGMAs such as table_info) may run")]
+    NotAllowed,
+    /// The statement outlived its deadline.
+    #[error("query stopped after {:.1} s (time limit); narrow it with WHERE or LIMIT", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// SQLite ran out of the memory it may use.
+    #[error("query needs too much memory; narrow it with WHERE or LIMIT")]
+    OutOfMemory,
+    /// A full result is larger than evaluation reads.
+    #[error("result has more than {0} rows")]
+    TooManyRows(usize),
+    /// A value could not be read (text that is not UTF-8).
+    #[error("{0}")]
+    Value(#[from] rusqlite::types::FromSqlError),
+    /// Any other SQLite error, with SQLite's own message.
+    #[error("{message}")]
+    Sqlite {
+        /// SQLite's message (what the model sees).
+        message: String,
+        /// The error.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
