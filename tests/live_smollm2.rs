@@ -141,3 +141,35 @@ fn ask_json_reports_the_whole_episode() {
     assert!(ep["seconds"].as_f64().unwrap() > 0.0);
     assert_eq!(common::sha256(&db), before);
 }
+
+/// The lone engine (`ask`) and the batched engine (`eval`) decode on one shared core, so the same
+/// seed gives the same episode whichever runs it. (Before they shared it, only the batched engine
+/// turned CPU flash attention off, and the two drifted apart.)
+#[test]
+fn the_lone_and_the_batched_engine_play_the_same_episode() {
+    let _g = lock();
+    let model = model();
+    let db = common::demo_db();
+    let settings = Settings { max_episode_tokens: 1200, seed: 21, ..Settings::default() };
+    let question = "Which warehouse holds the most products?";
+    let lone = {
+        let mut agent = Agent::new(Engine::new(&model, options()).unwrap(), settings.clone());
+        agent.run(question, &db).expect("lone episode")
+    };
+    let mut batched = sqale::batched::BatchedEngine::new(&model, options(), 2).unwrap();
+    let mut episodes = Vec::new();
+    batched
+        .run(
+            vec![(); 2],
+            |(), generator| Agent::new(generator, settings.clone()).run(question, &db).expect("batched episode"),
+            &mut |ep| episodes.push(ep),
+        )
+        .unwrap();
+    assert_eq!(episodes.len(), 2);
+    let turns = |ep: &Episode| ep.turns.iter().map(|t| (t.completion.clone(), t.calls.clone())).collect::<Vec<_>>();
+    for ep in &episodes {
+        assert!(!lone.turns.is_empty());
+        assert_eq!(turns(ep), turns(&lone), "same seed, same episode, lone or batched");
+        assert_eq!(ep.tokens.context_tokens, lone.tokens.context_tokens);
+    }
+}
