@@ -63,9 +63,18 @@ pub enum GenerateError {
         /// The limit given.
         limit: usize,
     },
-    /// The backend failed.
+    /// The backend cannot go on (e.g. it was asked to sample before anything was decoded).
     #[error("generation backend failed: {0}")]
     Backend(String),
+    /// An operation of the backend's library failed.
+    #[error("{what} failed: {source}")]
+    Failed {
+        /// What was being done, e.g. `decode`.
+        what: &'static str,
+        /// The library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// A conversation as one growing token sequence.

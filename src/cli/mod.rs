@@ -186,7 +186,7 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
             EngineError::ModelNotFound(_) => Some("pass a GGUF file with --model"),
             EngineError::NoGpu(_) | EngineError::NoGpuDevice { .. } => Some("pass --gpu-layers 0 to run on the CPU"),
             EngineError::NoSuchDevice { .. } => Some("choose one with --device"),
-            EngineError::Context { .. } => Some("try a smaller --ctx"),
+            EngineError::Context { .. } | EngineError::ContextSize { .. } => Some("try a smaller --ctx"),
             _ => None,
         }
     } else if let Some(sqale::pull::PullError::NotCached { .. }) = e.downcast_ref() {

@@ -68,10 +68,10 @@ impl<'m> Core<'m> {
     pub(crate) fn new(model: &'m Model, options: EngineOptions, seqs: usize) -> Result<Self, EngineError> {
         let seqs = seqs.max(1);
         let total = (options.ctx as usize).saturating_mul(seqs);
-        let n_ctx = u32::try_from(total).ok().and_then(NonZeroU32::new).ok_or_else(|| EngineError::Context {
-            n_ctx: options.ctx,
-            reason: format!("{seqs} sequences of {} tokens do not fit one context", options.ctx),
-        })?;
+        let n_ctx = u32::try_from(total)
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or(EngineError::ContextSize { seqs, ctx: options.ctx })?;
         let chunk = options.batch.clamp(1, options.ctx.max(1));
         // One batch holds a chunk of appended text, or one generated token of every sequence.
         let batch = chunk.max(seqs as u32);
@@ -89,7 +89,7 @@ impl<'m> Core<'m> {
         if !model.on_gpu() {
             params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
         }
-        let ctx = model.new_context(params).map_err(|reason| EngineError::Context { n_ctx: n_ctx.get(), reason })?;
+        let ctx = model.new_context(params)?;
         let per_seq = ctx.n_ctx() as usize / seqs;
         Ok(Core {
             model,
@@ -161,9 +161,9 @@ impl<'m> Core<'m> {
         for (k, &t) in tokens.iter().enumerate() {
             self.batch
                 .add(t, (pos + k) as i32, &[seq as i32], k + 1 == tokens.len())
-                .map_err(|e| GenerateError::Backend(e.to_string()))?;
+                .map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))?;
+        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))?;
         Ok(tokens.len() as i32 - 1)
     }
 
@@ -189,9 +189,9 @@ impl<'m> Core<'m> {
     pub(crate) fn decode_rows(&mut self, rows: &[(usize, usize, LlamaToken)]) -> Result<(), GenerateError> {
         self.batch.clear();
         for &(seq, pos, token) in rows {
-            self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| GenerateError::Backend(e.to_string()))?;
+            self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.decode(&mut self.batch).map_err(|e| GenerateError::Backend(format!("decode failed: {e}")))
+        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))
     }
 
     /// Logits of output `index` of the last batch.
@@ -211,7 +211,7 @@ impl<'m> Core<'m> {
         if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
             self.ctx
                 .state_seq_set(&snap.state, seq as i32)
-                .map_err(|e| GenerateError::Backend(format!("restoring the prompt snapshot failed: {e}")))?;
+                .map_err(|e| failed("restoring the prompt snapshot", e))?;
             return Ok(Prefix { tokens: snap.tokens.clone(), reused: true, logits: None });
         }
         let tokens = self.model.tokenize(text, true);
@@ -220,7 +220,7 @@ impl<'m> Core<'m> {
             let state = self
                 .ctx
                 .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
-                .map_err(|e| GenerateError::Backend(format!("taking the prompt snapshot failed: {e}")))?;
+                .map_err(|e| failed("taking the prompt snapshot", e))?;
             self.prefix = Some(PrefixSnapshot { text: text.to_string(), tokens: tokens.clone(), state });
         }
         Ok(Prefix { tokens, reused: false, logits })
@@ -235,6 +235,11 @@ impl<'m> Core<'m> {
     pub(crate) fn drop_prefix(&mut self) {
         self.prefix = None;
     }
+}
+
+/// A failed llama.cpp call as a generation error, its error kept as the source.
+fn failed(what: &'static str, e: impl std::error::Error + Send + Sync + 'static) -> GenerateError {
+    GenerateError::Failed { what, source: Box::new(e) }
 }
 
 /// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a

@@ -38,12 +38,22 @@ pub enum EngineError {
     #[error("model file not found: {0}")]
     ModelNotFound(PathBuf),
     /// llama.cpp could not load the file.
-    #[error("llama.cpp could not load {path} as a GGUF model ({reason}); check that the file is complete and of an architecture this llama.cpp knows")]
+    #[error("llama.cpp could not load {path} as a GGUF model ({source}); check that the file is complete and of an architecture this llama.cpp knows")]
     Load {
         /// The file.
         path: PathBuf,
         /// llama.cpp's reason.
-        reason: String,
+        #[source]
+        source: llama_cpp_2::LlamaModelLoadError,
+    },
+    /// The chosen device could not be set for the model.
+    #[error("llama.cpp could not use device {index}: {source}")]
+    Device {
+        /// The device's index.
+        index: usize,
+        /// llama.cpp's reason.
+        #[source]
+        source: llama_cpp_2::LlamaCppError,
     },
     /// The llama.cpp backend failed to initialise.
     #[error("llama.cpp backend failed to initialise: {0}")]
@@ -68,12 +78,21 @@ pub enum EngineError {
         available: String,
     },
     /// The context could not be created (usually not enough memory).
-    #[error("llama.cpp could not create a context of {n_ctx} tokens ({reason}); a smaller context needs less memory")]
+    #[error("llama.cpp could not create a context of {n_ctx} tokens ({source}); a smaller context needs less memory")]
     Context {
         /// Context size asked for.
         n_ctx: u32,
         /// llama.cpp's reason.
-        reason: String,
+        #[source]
+        source: llama_cpp_2::LlamaContextLoadError,
+    },
+    /// The sequences asked for do not fit one context's token count.
+    #[error("{seqs} sequences of {ctx} tokens each do not fit one context (at most 2^32 - 1 tokens, and at least 1)")]
+    ContextSize {
+        /// Sequences asked for.
+        seqs: usize,
+        /// Tokens per sequence.
+        ctx: u32,
     },
 }
 

@@ -116,12 +116,12 @@ impl Model {
             None if gpu => u32::MAX,
             None => 0,
         };
-        let load_error = |reason: String| EngineError::Load { path: path.to_path_buf(), reason };
         let mut params = LlamaModelParams::default().with_n_gpu_layers(layers);
         if let Some(index) = chosen.filter(|_| gpu) {
-            params = params.with_devices(&[index]).map_err(|e| load_error(e.to_string()))?;
+            params = params.with_devices(&[index]).map_err(|source| EngineError::Device { index, source })?;
         }
-        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| load_error(e.to_string()))?;
+        let model = LlamaModel::load_from_file(backend, path, &params)
+            .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
         Ok(Model {
             nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
@@ -136,9 +136,10 @@ impl Model {
         self.gpu_layers > 0
     }
 
-    /// A llama.cpp context over the model; the error is llama.cpp's reason.
-    pub(crate) fn new_context(&self, mut params: LlamaContextParams) -> Result<LlamaContext<'_>, String> {
-        let backend = backend().map_err(|e| e.to_string())?;
+    /// A llama.cpp context over the model.
+    pub(crate) fn new_context(&self, mut params: LlamaContextParams) -> Result<LlamaContext<'_>, EngineError> {
+        let backend = backend()?;
+        let n_ctx = params.n_ctx().map_or(0, |n| n.get());
         if !self.on_gpu() {
             // With every layer on the CPU, llama.cpp would still ship large batches' matrix
             // products to a GPU it sees ("op offload"), copying the weights each time: on Mesa's
@@ -146,7 +147,7 @@ impl Model {
             // SmolLM2). No GPU layers means the CPU.
             params = params.with_op_offload(false);
         }
-        self.model.new_context(backend, params).map_err(|e| e.to_string())
+        self.model.new_context(backend, params).map_err(|source| EngineError::Context { n_ctx, source })
     }
 
     /// The file it was loaded from.
