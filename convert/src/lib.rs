@@ -4,6 +4,8 @@
 //!
 //! Independent of the sqale runtime: it reads a checkpoint folder and writes a file.
 
+#![warn(missing_docs)]
+
 pub mod atomic;
 pub mod checkpoint;
 pub mod gguf;

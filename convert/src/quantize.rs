@@ -12,14 +12,23 @@ use crate::ConvertError;
 /// The quantised types offered (llama.cpp's `llama_ftype` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuantType {
+    /// 8-bit, blocks of 32 with one scale (`q8_0`): near-lossless.
     Q8_0,
+    /// 6-bit k-quant (`q6_k`).
     Q6K,
+    /// 5-bit k-quant, medium (`q5_k_m`).
     Q5KM,
+    /// 5-bit k-quant, small (`q5_k_s`).
     Q5KS,
+    /// 4-bit k-quant, medium (`q4_k_m`): the usual edge choice.
     Q4KM,
+    /// 4-bit k-quant, small (`q4_k_s`).
     Q4KS,
+    /// 4-bit, blocks of 32 with one scale (`q4_0`).
     Q4_0,
+    /// 4-bit non-linear (`iq4_nl`).
     Iq4Nl,
+    /// 3-bit k-quant, medium (`q3_k_m`).
     Q3KM,
 }
 

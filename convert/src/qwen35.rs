@@ -23,27 +23,45 @@ use crate::gguf::{GgmlType, TensorInfo, Value as Gv};
 use crate::ConvertError;
 
 /// Architectures this module converts.
+/// The checkpoint architectures converted (`architectures` in `config.json`).
 pub const ARCHITECTURES: &[&str] = &["Qwen3_5ForConditionalGeneration", "Qwen3_5ForCausalLM"];
 
 /// The text model's dimensions, read from `config.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Hparams {
+    /// Width of the residual stream (`hidden_size`).
     pub hidden: usize,
+    /// Transformer blocks (`num_hidden_layers`).
     pub layers: usize,
+    /// Width of the MLP (`intermediate_size`).
     pub ffn: usize,
+    /// Query heads of the full-attention layers.
     pub heads: usize,
+    /// Key/value heads of the full-attention layers.
     pub kv_heads: usize,
+    /// Width of one full-attention head.
     pub head_dim: usize,
+    /// Key heads of the linear-attention (Gated DeltaNet) layers.
     pub lin_k_heads: usize,
+    /// Value heads of the linear-attention layers.
     pub lin_v_heads: usize,
+    /// Width of one linear-attention key head.
     pub lin_k_dim: usize,
+    /// Width of one linear-attention value head.
     pub lin_v_dim: usize,
+    /// Length of the linear-attention short convolution.
     pub conv_kernel: usize,
+    /// Vocabulary size.
     pub vocab: usize,
+    /// Trained context length (`max_position_embeddings`).
     pub context: usize,
+    /// RoPE base.
     pub rope_theta: f32,
+    /// Dimensions of each head that RoPE rotates (partial rotary).
     pub rope_dims: usize,
+    /// MRoPE sections (text, height, width, padding), as llama.cpp reads them.
     pub mrope_sections: [i32; 4],
+    /// RMSNorm epsilon.
     pub rms_eps: f32,
     /// Per layer: true for linear attention (recurrent), false for full attention.
     pub recurrent: Vec<bool>,
@@ -199,10 +217,15 @@ pub enum Transform {
 /// `nv·h` entries starting at `start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reorder {
+    /// Reorder columns (`true`) or rows (`false`).
     pub cols: bool,
+    /// First entry reordered.
     pub start: usize,
+    /// Key heads.
     pub nk: usize,
+    /// Value heads.
     pub nv: usize,
+    /// Entries per head.
     pub h: usize,
 }
 

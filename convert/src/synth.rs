@@ -15,17 +15,29 @@ use crate::ConvertError;
 /// Dimensions of a synthetic model.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Preset {
+    /// Width of the residual stream.
     pub hidden: usize,
+    /// Transformer blocks.
     pub layers: usize,
+    /// Width of the MLP.
     pub ffn: usize,
+    /// Query heads of the full-attention layers.
     pub heads: usize,
+    /// Key/value heads of the full-attention layers.
     pub kv_heads: usize,
+    /// Width of one full-attention head.
     pub head_dim: usize,
+    /// Key heads of the linear-attention layers.
     pub lin_k_heads: usize,
+    /// Value heads of the linear-attention layers.
     pub lin_v_heads: usize,
+    /// Width of one linear-attention head.
     pub lin_head_dim: usize,
+    /// Length of the linear-attention short convolution.
     pub conv_kernel: usize,
+    /// Vocabulary size.
     pub vocab: usize,
+    /// Whether the output projection is the embedding (tied).
     pub tied: bool,
 }
 
