@@ -24,6 +24,7 @@
 
 pub mod agent;
 pub mod batched;
+pub mod bench;
 pub mod cpu;
 pub mod defaults;
 pub mod demo;
@@ -36,6 +37,7 @@ pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+pub mod system;
 
 /// Output files written whole or not at all (shared with the converter).
 pub use sqale_convert::atomic;
