@@ -1,5 +1,5 @@
 //! Memory: the process's resident memory, the machine's, and what a model and a context will
-//! take ([`estimate`]).
+//! take ([`estimate()`]).
 //!
 //! Linux keeps the peak resident set size (`VmHWM` in `/proc/self/status`) and lets a process
 //! reset it (writing `5` to `/proc/self/clear_refs`), so peaks can be measured per model within
