@@ -26,6 +26,7 @@
 
 pub mod agent;
 pub mod batched;
+pub mod bench;
 pub mod cpu;
 pub mod defaults;
 pub mod demo;
@@ -38,6 +39,7 @@ pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+pub mod system;
 pub mod tools;
 
 /// Output files written whole or not at all (shared with the converter).

@@ -1,8 +1,43 @@
-//! The process's resident memory, for reporting what a model run took.
+//! Memory: the process's resident memory, the machine's, and what a model and a context will
+//! take ([`estimate()`]).
 //!
 //! Linux keeps the peak resident set size (`VmHWM` in `/proc/self/status`) and lets a process
 //! reset it (writing `5` to `/proc/self/clear_refs`), so peaks can be measured per model within
 //! one process. Elsewhere both return `None`/`false`.
+
+pub mod estimate;
+
+pub use estimate::{estimate, Estimate, Shape};
+
+use serde::Serialize;
+
+/// The machine's memory, from `/proc/meminfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MachineMemory {
+    /// `MemTotal`, bytes.
+    #[serde(rename = "memory_total")]
+    pub total: u64,
+    /// `MemAvailable`, bytes.
+    #[serde(rename = "memory_available")]
+    pub available: u64,
+}
+
+/// The machine's memory, where `/proc/meminfo` tells it.
+pub fn machine() -> Option<MachineMemory> {
+    parse_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// `MemTotal` and `MemAvailable` of a `/proc/meminfo` text (kB), in bytes.
+pub fn parse_meminfo(text: &str) -> Option<MachineMemory> {
+    let get = |key: &str| {
+        text.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    };
+    Some(MachineMemory { total: get("MemTotal:")?, available: get("MemAvailable:")? })
+}
 
 /// Peak resident memory of this process in bytes since start or the last [`reset_peak`].
 pub fn peak_bytes() -> Option<u64> {
@@ -28,6 +63,15 @@ fn status_kib(key: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn meminfo_is_read_in_bytes() {
+        let text = "MemTotal:       16318412 kB\nMemFree:          512000 kB\nMemAvailable:    8159206 kB\n";
+        assert_eq!(parse_meminfo(text), Some(MachineMemory { total: 16_318_412 * 1024, available: 8_159_206 * 1024 }));
+        assert_eq!(parse_meminfo("MemTotal: 1 kB\n"), None);
+        let json = serde_json::to_value(parse_meminfo(text).unwrap()).unwrap();
+        assert_eq!(json["memory_available"], 8_159_206u64 * 1024);
+    }
 
     #[test]
     #[cfg(target_os = "linux")]

@@ -1,0 +1,76 @@
+//! Speed benchmarks through sqale's own engine, each returning a typed report:
+//!
+//! - [`speed`]: prefill and decode tokens/s (comparable with llama.cpp's `llama-bench` pp/tg);
+//! - [`replay`]: what the prompt cache saves over a six-tool-turn episode (and, optionally, two
+//!   live episodes' token counts);
+//! - [`parallel`]: a benchmark's episodes at several sequence counts through one loaded model.
+//!
+//! The reports serialize to the JSON `sqale bench --json` prints.
+
+pub mod parallel;
+pub mod replay;
+pub mod speed;
+
+pub use parallel::{check_values, parallel, ParallelReport, ParallelRun, ParallelSetup, MAX_PARALLEL};
+pub use replay::{replay, replay_script, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport, SIX_TURNS};
+pub use speed::{speed, SpeedReport, SpeedSizes};
+
+use crate::agent::AgentError;
+use crate::engine::EngineError;
+use crate::eval::EvalError;
+use crate::generate::GenerateError;
+
+/// Why a benchmark could not run. Messages name what failed; the cause is the error's
+/// [`source`](std::error::Error::source) (print the chain, e.g. anyhow's `{:#}`).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The engine could not decode.
+    #[error(transparent)]
+    Decode(#[from] GenerateError),
+    /// An engine could not be created.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The scripted episode of the replay could not run.
+    #[error("scripted episode")]
+    Scripted(#[source] AgentError),
+    /// A live episode could not run.
+    #[error("{which} live episode")]
+    Live {
+        /// `first` or `second`.
+        which: &'static str,
+        /// Why.
+        #[source]
+        source: AgentError,
+    },
+    /// A parallel run's evaluation stopped.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// The scratch folder for the parallel runs' results could not be made.
+    #[error("scratch folder for the results")]
+    Scratch(#[source] std::io::Error),
+    /// No sequence counts, or one outside 1 to [`MAX_PARALLEL`].
+    #[error("sequence counts must be 1-{max}, at least one, got {0:?}", max = MAX_PARALLEL)]
+    Parallel(Vec<u32>),
+}
+
+/// Mean and sample standard deviation (0 for fewer than two values).
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len().max(1) as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, var.sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_sample_sd() {
+        assert_eq!(mean_sd(&[]), (0.0, 0.0));
+        assert_eq!(mean_sd(&[5.0]), (5.0, 0.0));
+        let (m, sd) = mean_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(m, 5.0);
+        assert!((sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12, "{sd}");
+    }
+}

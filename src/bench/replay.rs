@@ -1,0 +1,196 @@
+//! What prompt caching saves over a real episode: a six-tool-turn conversation replayed through
+//! the model with each token decoded once, and with the conversation re-decoded before every
+//! assistant turn.
+
+use std::path::Path;
+use std::time::Instant;
+
+use llama_cpp_2::token::LlamaToken;
+use serde::Serialize;
+
+use super::BenchError;
+use crate::agent::{Agent, EndedBy, Episode, Settings};
+use crate::engine::Engine;
+use crate::generate::{Generator, ScriptedGenerator};
+
+/// The replay's question by default (it fits [`SIX_TURNS`] and the demo database).
+pub const QUESTION: &str = "Which supplier shipped the most back-ordered items last quarter?";
+
+/// A six-tool-turn episode as a SQaLe model would play it on the demo database (thinking, then
+/// calls), used to replay a realistic conversation through the real model.
+pub const SIX_TURNS: &[&str] = &[
+    "<think>\nThe question asks which supplier shipped the most back-ordered items last quarter. I do not know the schema yet, so I will list the tables first and then look at the ones about suppliers, shipments and orders.\n</think>\n\n{\"tool\": \"list_tables\", \"args\": {}}",
+    "<think>\nThere are suppliers, shipments, orders and order_items tables. I need to know how they connect and where the back-ordered status lives. Let me describe orders and order_items.\n</think>\n\n{\"tool\": \"describe_table\", \"args\": {\"table_name\": \"orders\"}}\n{\"tool\": \"describe_table\", \"args\": {\"table_name\": \"order_items\"}}",
+    "<think>\norders has a status column and order_items has shipment_id. I should check how suppliers reach order_items along the foreign keys.\n</think>\n\n{\"tool\": \"join_path\", \"args\": {\"table_a\": \"suppliers\", \"table_b\": \"order_items\"}}",
+    "<think>\nI need the exact spelling of the back-ordered status value before filtering on it.\n</think>\n\n{\"tool\": \"distinct_values\", \"args\": {\"table_name\": \"orders\", \"column_name\": \"status\"}}",
+    "<think>\nThe value is 'back-ordered'. The data seems to end in 2025, so last quarter is 2025 Q4. Let me try a first query joining suppliers, shipments, order_items and orders.\n</think>\n\n{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' GROUP BY su.name ORDER BY 2 DESC LIMIT 3\"}}",
+    "<think>\nO'Brien Logistics leads clearly. I will confirm the quarter's upper bound and keep only the top supplier.\n</think>\n\n{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) AS n FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' AND o.order_date < '2026-01-01' GROUP BY su.supplier_id ORDER BY n DESC LIMIT 1\"}}",
+    "<think>\nThe query ran and answers the question.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT su.name, SUM(oi.quantity) AS n FROM suppliers su JOIN shipments sh ON sh.supplier_id = su.supplier_id JOIN order_items oi ON oi.shipment_id = sh.shipment_id JOIN orders o ON o.order_id = oi.order_id WHERE o.status = 'back-ordered' AND o.order_date >= '2025-10-01' AND o.order_date < '2026-01-01' GROUP BY su.supplier_id ORDER BY n DESC LIMIT 1\"}}",
+];
+
+/// The two live episodes' sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveSettings {
+    /// Sampling seed.
+    pub seed: u32,
+    /// Token budget of each episode.
+    pub max_episode_tokens: usize,
+}
+
+/// The replay of [`SIX_TURNS`] with and without the prompt cache.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    /// The question.
+    pub question: String,
+    /// How the scripted episode ended (`final_turn` for [`SIX_TURNS`]: six tool turns, then the
+    /// answer).
+    pub scripted_ended_by: EndedBy,
+    /// Its tool turns.
+    pub tool_turns: usize,
+    /// Its assistant turns.
+    pub turns: usize,
+    /// Tokens of the whole conversation.
+    pub context_tokens: usize,
+    /// Of which the assistant's (decoded one at a time).
+    pub generated_tokens: usize,
+    /// Tokens decoded with the cache: each once (equals `context_tokens`).
+    pub cached_decoded_tokens: usize,
+    /// Tokens decoded when the conversation is re-decoded before every assistant turn.
+    pub redecode_decoded_tokens: usize,
+    /// Seconds with the cache.
+    pub cached_seconds: f64,
+    /// Seconds re-decoding.
+    pub redecode_seconds: f64,
+    /// `redecode_seconds / cached_seconds`.
+    pub redecode_over_cached: f64,
+    /// Two live episodes, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveEpisodes>,
+}
+
+/// Two live episodes of the same question on one engine: the second can reuse the first's
+/// prompt prefix.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveEpisodes {
+    /// The first.
+    pub first: LiveEpisode,
+    /// The second.
+    pub second: LiveEpisode,
+}
+
+/// A live episode's token counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveEpisode {
+    /// How it ended.
+    pub ended_by: EndedBy,
+    /// Assistant turns.
+    pub turns: usize,
+    /// Tokens in the conversation at the end.
+    pub context_tokens: usize,
+    /// Tokens decoded.
+    pub decoded_tokens: usize,
+    /// Tokens reused from the prompt snapshot.
+    pub reused_tokens: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl From<&Episode> for LiveEpisode {
+    fn from(e: &Episode) -> Self {
+        LiveEpisode {
+            ended_by: e.ended_by,
+            turns: e.turns.len(),
+            context_tokens: e.tokens.context_tokens,
+            decoded_tokens: e.tokens.decoded_tokens,
+            reused_tokens: e.tokens.reused_tokens,
+            seconds: e.seconds,
+        }
+    }
+}
+
+/// Decodes `tokens` in one go, or one at a time (as generated tokens are).
+fn decode(engine: &mut Engine<'_>, tokens: &[LlamaToken], one_by_one: bool) -> Result<(), BenchError> {
+    if one_by_one {
+        for t in tokens {
+            engine.decode(std::slice::from_ref(t))?;
+        }
+    } else {
+        engine.decode(tokens)?;
+    }
+    Ok(())
+}
+
+/// What prompt caching saves on a six-tool-turn episode: the conversation of [`SIX_TURNS`] (tool
+/// results from the real database `db`, sqale's prompt) is tokenised by the model and replayed
+/// twice through `engine`: each token decoded once (what sqale does: appended text in batches,
+/// generated tokens one by one), and the whole conversation re-decoded from scratch before every
+/// assistant turn (what a loop without a cache does). Sampling is left out of both.
+/// With `live`, also runs two real episodes to count decoded tokens against context length.
+pub fn replay(engine: &mut Engine<'_>, question: &str, db: &Path, live: Option<LiveSettings>) -> Result<ReplayReport, BenchError> {
+    replay_script(engine, SIX_TURNS, question, db, live)
+}
+
+/// [`replay`] of another script: `script` holds the assistant's completions, one per turn, played
+/// by the agent with default settings.
+pub fn replay_script(engine: &mut Engine<'_>, script: &[&str], question: &str, db: &Path, live: Option<LiveSettings>) -> Result<ReplayReport, BenchError> {
+    let mut scripted = Agent::new(ScriptedGenerator::new(script.iter().copied()), Settings::default());
+    let ep = scripted.run(question, db).map_err(BenchError::Scripted)?;
+    let model = engine.model();
+    let segments: Vec<(Vec<LlamaToken>, bool)> = scripted
+        .generator()
+        .segments()
+        .iter()
+        .enumerate()
+        .map(|(i, (text, generated))| (model.tokenize(text, i == 0), *generated))
+        .collect();
+    let context_tokens: usize = segments.iter().map(|s| s.0.len()).sum();
+    let generated_tokens: usize = segments.iter().filter(|s| s.1).map(|s| s.0.len()).sum();
+
+    engine.clear();
+    let t = Instant::now();
+    for (tokens, generated) in &segments {
+        decode(engine, tokens, *generated)?;
+    }
+    let cached_seconds = t.elapsed().as_secs_f64();
+    let cached_decoded_tokens = engine.counters().decoded_tokens;
+
+    let t = Instant::now();
+    let mut redecode_decoded_tokens = 0;
+    for (i, (tokens, generated)) in segments.iter().enumerate() {
+        if !generated {
+            continue;
+        }
+        engine.clear();
+        let before: Vec<LlamaToken> = segments[..i].iter().flat_map(|s| s.0.iter().copied()).collect();
+        engine.decode(&before)?;
+        decode(engine, tokens, true)?;
+        redecode_decoded_tokens += engine.counters().decoded_tokens;
+    }
+    let redecode_seconds = t.elapsed().as_secs_f64();
+
+    let live = match live {
+        None => None,
+        Some(l) => {
+            engine.clear();
+            let settings = Settings { seed: l.seed, max_episode_tokens: l.max_episode_tokens, ..Settings::default() };
+            let mut agent = Agent::new(&mut *engine, settings);
+            let first = agent.run(question, db).map_err(|source| BenchError::Live { which: "first", source })?;
+            let second = agent.run(question, db).map_err(|source| BenchError::Live { which: "second", source })?;
+            Some(LiveEpisodes { first: (&first).into(), second: (&second).into() })
+        }
+    };
+    Ok(ReplayReport {
+        question: question.to_string(),
+        scripted_ended_by: ep.ended_by,
+        tool_turns: ep.tool_turns,
+        turns: ep.turns.len(),
+        context_tokens,
+        generated_tokens,
+        cached_decoded_tokens,
+        redecode_decoded_tokens,
+        cached_seconds,
+        redecode_seconds,
+        redecode_over_cached: redecode_seconds / cached_seconds,
+        live,
+    })
+}

@@ -1,0 +1,249 @@
+//! What a model needs in memory at a context size, from its GGUF metadata: weights, the KV cache
+//! of the full-attention layers (f16 K and V), the recurrent state of the linear-attention layers
+//! (f32). llama.cpp's compute buffers and, on CPU, repacked weight copies come on top.
+
+use serde::Serialize;
+
+use crate::engine::Model;
+
+/// Share of the estimate kept free for llama.cpp's compute buffers when judging whether a model
+/// fits: it fits when `total * HEADROOM` is below the available memory.
+pub const HEADROOM: f64 = 1.1;
+
+/// The dimensions an estimate needs, read from GGUF metadata (`{arch}.block_count`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// `general.architecture`.
+    pub architecture: String,
+    /// Layers.
+    pub layers: u64,
+    /// Of which recurrent (linear attention or SSM); the rest keep a KV cache.
+    pub recurrent_layers: u64,
+    /// KV heads of a full-attention layer.
+    pub kv_heads: u64,
+    /// Key length per head.
+    pub key_length: u64,
+    /// Value length per head.
+    pub value_length: u64,
+    /// Convolution kernel of a recurrent layer.
+    pub conv_kernel: u64,
+    /// Key groups of a recurrent layer.
+    pub ssm_groups: u64,
+    /// State size per head of a recurrent layer.
+    pub ssm_state: u64,
+    /// Inner (value) size of a recurrent layer.
+    pub ssm_inner: u64,
+    /// Value heads of a recurrent layer (`ssm.time_step_rank`).
+    pub ssm_heads: u64,
+}
+
+impl Shape {
+    /// The shape from metadata values: `meta(key)` is the value of a GGUF key as text (as
+    /// llama.cpp gives it), `recurrent` and `hybrid` what llama.cpp says of the architecture.
+    ///
+    /// Which layers are recurrent: every layer but each n-th for a hybrid model with an interval
+    /// (llama.cpp's metadata API does not expose the per-layer array), all for a recurrent one,
+    /// none otherwise.
+    pub fn from_metadata(meta: &dyn Fn(&str) -> Option<String>, recurrent: bool, hybrid: bool) -> Shape {
+        let architecture = meta("general.architecture").unwrap_or_default();
+        let num = |k: &str| meta(&format!("{architecture}.{k}")).and_then(|v| v.parse::<u64>().ok());
+        let layers = num("block_count").unwrap_or(0);
+        let heads = num("attention.head_count").unwrap_or(1).max(1);
+        let embd = num("embedding_length").unwrap_or(0);
+        let recurrent_layers = match num("full_attention_interval") {
+            Some(i) if i > 0 && (recurrent || hybrid) => layers - layers / i,
+            _ if recurrent => layers,
+            _ => 0,
+        };
+        Shape {
+            layers,
+            recurrent_layers,
+            kv_heads: num("attention.head_count_kv").unwrap_or(heads),
+            key_length: num("attention.key_length").unwrap_or(embd / heads),
+            value_length: num("attention.value_length").unwrap_or(embd / heads),
+            conv_kernel: num("ssm.conv_kernel").unwrap_or(4),
+            ssm_groups: num("ssm.group_count").unwrap_or(0),
+            ssm_state: num("ssm.state_size").unwrap_or(0),
+            ssm_inner: num("ssm.inner_size").unwrap_or(0),
+            ssm_heads: num("ssm.time_step_rank").unwrap_or(0),
+            architecture,
+        }
+    }
+
+    /// The shape of a loaded model.
+    pub fn of(model: &Model) -> Shape {
+        let llama = model.llama();
+        Shape::from_metadata(&|k| model.meta(k), llama.is_recurrent(), llama.is_hybrid())
+    }
+
+    /// Layers with a KV cache.
+    pub fn full_attention_layers(&self) -> u64 {
+        self.layers - self.recurrent_layers
+    }
+
+    /// Bytes of f16 K and V for `ctx` tokens over the full-attention layers.
+    pub fn kv_cache_bytes(&self, ctx: u64) -> u64 {
+        ctx * self.full_attention_layers() * self.kv_heads * (self.key_length + self.value_length) * 2
+    }
+
+    /// Bytes of f32 recurrent state (convolution window and SSM state) over the recurrent layers.
+    pub fn recurrent_state_bytes(&self) -> u64 {
+        if self.recurrent_layers == 0 {
+            return 0;
+        }
+        let conv = self.conv_kernel.saturating_sub(1) * (self.ssm_inner + 2 * self.ssm_groups * self.ssm_state) * 4;
+        let ssm = self.ssm_heads * self.ssm_state * self.ssm_state * 4;
+        self.recurrent_layers * (conv + ssm)
+    }
+
+    /// The estimate for `weights_bytes` of weights at `ctx` tokens (`model`: the file, as
+    /// reported).
+    pub fn estimate(&self, model: String, weights_bytes: u64, ctx: u32) -> Estimate {
+        let kv_cache_bytes = self.kv_cache_bytes(ctx as u64);
+        let recurrent_state_bytes = self.recurrent_state_bytes();
+        Estimate {
+            model,
+            ctx,
+            architecture: self.architecture.clone(),
+            layers: self.layers,
+            full_attention_layers: self.full_attention_layers(),
+            recurrent_layers: self.recurrent_layers,
+            weights_bytes,
+            kv_cache_bytes,
+            recurrent_state_bytes,
+            total_bytes: weights_bytes + kv_cache_bytes + recurrent_state_bytes,
+            fits_in_available_memory: None,
+        }
+    }
+}
+
+/// Memory a model needs at a context size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The model file.
+    pub model: String,
+    /// Context size, tokens.
+    pub ctx: u32,
+    /// `general.architecture`.
+    pub architecture: String,
+    /// Layers.
+    pub layers: u64,
+    /// Layers with a KV cache.
+    pub full_attention_layers: u64,
+    /// Layers with recurrent state.
+    pub recurrent_layers: u64,
+    /// Bytes of weights.
+    pub weights_bytes: u64,
+    /// Bytes of KV cache (f16) at `ctx`.
+    pub kv_cache_bytes: u64,
+    /// Bytes of recurrent state (f32).
+    pub recurrent_state_bytes: u64,
+    /// The sum.
+    pub total_bytes: u64,
+    /// Whether the total, with [`HEADROOM`], fits the machine's available memory (set by
+    /// [`Estimate::judge`]; absent where that is unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fits_in_available_memory: Option<bool>,
+}
+
+impl Estimate {
+    /// Whether `total_bytes` with [`HEADROOM`] fits in `available` bytes.
+    pub fn fits(&self, available: u64) -> bool {
+        self.total_bytes as f64 * HEADROOM < available as f64
+    }
+
+    /// Records whether the estimate fits in `available` bytes.
+    pub fn judge(mut self, available: Option<u64>) -> Self {
+        self.fits_in_available_memory = available.map(|a| self.fits(a));
+        self
+    }
+}
+
+/// What `model` needs at `ctx` tokens.
+pub fn estimate(model: &Model, ctx: u32) -> Estimate {
+    Shape::of(model).estimate(model.path().display().to_string(), model.size(), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const MIB: u64 = 1 << 20;
+
+    /// The `qwen35.*` metadata the converter writes for the synthetic Qwen3.5-2B, as text.
+    fn qwen35_2b_metadata() -> HashMap<String, String> {
+        use sqale_convert::gguf::Value as Gv;
+        let preset = sqale_convert::synth::Preset::qwen35_2b();
+        let ck = sqale_convert::checkpoint::Checkpoint {
+            dir: Default::default(),
+            config: preset.config(preset.vocab, 0),
+            architecture: "Qwen3_5ForConditionalGeneration".into(),
+            shards: Vec::new(),
+            tensors: Default::default(),
+            tokenizer: serde_json::Value::Null,
+            tokenizer_config: None,
+            chat_template: None,
+            generation_config: None,
+        };
+        let hp = sqale_convert::qwen35::Hparams::from_checkpoint(&ck).unwrap();
+        let mut meta: HashMap<String, String> = hp
+            .metadata()
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                Gv::U32(x) => Some((k, x.to_string())),
+                Gv::I32(x) => Some((k, x.to_string())),
+                _ => None,
+            })
+            .collect();
+        meta.insert("general.architecture".into(), "qwen35".into());
+        meta
+    }
+
+    #[test]
+    fn synthetic_qwen35_2b_at_16k_matches_llama_cpp() {
+        // README, "Memory": llama.cpp reports 192.00 MiB of KV cache and 19.27 MiB of recurrent
+        // state for it at 16,384 tokens; 6 of its 24 layers are full attention.
+        let meta = qwen35_2b_metadata();
+        let shape = Shape::from_metadata(&|k| meta.get(k).cloned(), false, true);
+        assert_eq!((shape.layers, shape.full_attention_layers(), shape.recurrent_layers), (24, 6, 18));
+        let e = shape.estimate("synth.gguf".into(), 1_000, 16_384);
+        assert_eq!(e.kv_cache_bytes, 192 * MIB);
+        assert_eq!(format!("{:.2}", e.recurrent_state_bytes as f64 / MIB as f64), "19.27");
+        // Per recurrent layer: conv 3 x (2048 + 2*16*128) f32, SSM 16 x 128 x 128 f32.
+        assert_eq!(e.recurrent_state_bytes, 18 * (3 * (2048 + 2 * 16 * 128) * 4 + 16 * 128 * 128 * 4));
+        assert_eq!(e.total_bytes, 1_000 + e.kv_cache_bytes + e.recurrent_state_bytes);
+        assert_eq!(e.architecture, "qwen35");
+    }
+
+    #[test]
+    fn a_transformer_has_no_recurrent_state_and_defaults_fill_gaps() {
+        // SmolLM2-135M-like: no key/value lengths in the metadata, so embedding / heads.
+        let meta: HashMap<&str, &str> = [
+            ("general.architecture", "llama"),
+            ("llama.block_count", "30"),
+            ("llama.attention.head_count", "9"),
+            ("llama.attention.head_count_kv", "3"),
+            ("llama.embedding_length", "576"),
+        ]
+        .into();
+        let shape = Shape::from_metadata(&|k| meta.get(k).map(|v| v.to_string()), false, false);
+        assert_eq!(shape.full_attention_layers(), 30);
+        assert_eq!(shape.kv_cache_bytes(16_384), 16_384 * 30 * 3 * (64 + 64) * 2);
+        assert_eq!(shape.recurrent_state_bytes(), 0);
+        // An interval on a model llama.cpp calls neither recurrent nor hybrid is ignored.
+        let mut meta = meta;
+        meta.insert("llama.full_attention_interval", "4");
+        assert_eq!(Shape::from_metadata(&|k| meta.get(k).map(|v| v.to_string()), false, false).recurrent_layers, 0);
+        // A hybrid one keeps every 4th layer's KV cache: 30 - 30/4 recurrent.
+        assert_eq!(Shape::from_metadata(&|k| meta.get(k).map(|v| v.to_string()), false, true).recurrent_layers, 23);
+        // A recurrent one without an interval has no KV cache.
+        meta.remove("llama.full_attention_interval");
+        let all = Shape::from_metadata(&|k| meta.get(k).map(|v| v.to_string()), true, false);
+        assert_eq!((all.recurrent_layers, all.kv_cache_bytes(16_384)), (30, 0));
+        let e = shape.estimate(String::new(), 100, 8).judge(Some(1_000_000_000));
+        assert_eq!(e.fits_in_available_memory, Some(true));
+        assert_eq!(shape.estimate(String::new(), 100, 8).judge(Some(e.total_bytes)).fits_in_available_memory, Some(false));
+        assert_eq!(shape.estimate(String::new(), 100, 8).judge(None).fits_in_available_memory, None);
+    }
+}

@@ -1,0 +1,114 @@
+//! What this build is and what it runs on: the backends and CPU features compiled in, the
+//! devices llama.cpp sees, the machine's memory, and optionally what a model would take there.
+
+use serde::Serialize;
+
+use crate::memory::{Estimate, MachineMemory};
+
+/// The build: version, llama.cpp backends, target and CPU features compiled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BuildInfo {
+    /// The crate's version.
+    pub version: &'static str,
+    /// llama.cpp backends compiled in, `cpu` first.
+    pub backends: Vec<&'static str>,
+    /// The target triple.
+    pub target: &'static str,
+    /// CPU features the Rust side was compiled for.
+    pub cpu_features: Vec<&'static str>,
+    /// llama.cpp's CPU kernels (native, or every variant picked at run time).
+    pub cpu_kernels: &'static str,
+}
+
+impl BuildInfo {
+    /// This build's.
+    pub fn current() -> Self {
+        BuildInfo {
+            version: env!("CARGO_PKG_VERSION"),
+            backends: env!("SQALE_BACKENDS").split(',').collect(),
+            target: env!("SQALE_TARGET"),
+            cpu_features: env!("SQALE_CPU_FEATURES").split(',').filter(|s| !s.is_empty()).collect(),
+            cpu_kernels: env!("SQALE_CPU_KERNELS"),
+        }
+    }
+}
+
+/// A device llama.cpp sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Device {
+    /// Its index (what `--device` takes, as does its name).
+    pub index: usize,
+    /// Its name, e.g. `Vulkan0`.
+    pub name: String,
+    /// What it is, e.g. the GPU's model.
+    pub description: String,
+    /// The backend, e.g. `CPU`, `Vulkan`, `CUDA`.
+    pub backend: String,
+    /// Memory in bytes.
+    pub memory_total: usize,
+    /// Free memory in bytes.
+    pub memory_free: usize,
+}
+
+/// The build, the devices, the machine's memory and, when asked, a model's estimate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemInfo {
+    /// The build.
+    #[serde(flatten)]
+    pub build: BuildInfo,
+    /// Whether llama.cpp can offload layers to a GPU.
+    pub gpu_offload: bool,
+    /// Threads used when none are asked for.
+    pub threads_default: i32,
+    /// The devices llama.cpp sees.
+    pub devices: Vec<Device>,
+    /// The machine's memory, where the system tells.
+    #[serde(flatten)]
+    pub memory: Option<MachineMemory>,
+    /// A model's estimate, judged against the available memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<Estimate>,
+}
+
+/// The devices llama.cpp sees.
+pub fn devices() -> Vec<Device> {
+    crate::engine::devices()
+        .into_iter()
+        .map(|d| Device { index: d.index, name: d.name, description: d.description, backend: d.backend, memory_total: d.memory_total, memory_free: d.memory_free })
+        .collect()
+}
+
+impl SystemInfo {
+    /// This build on this machine; with `model`, its estimate judged against the available
+    /// memory.
+    pub fn current(model: Option<Estimate>) -> Self {
+        let memory = crate::memory::machine();
+        SystemInfo {
+            build: BuildInfo::current(),
+            gpu_offload: crate::engine::gpu_offload_supported(),
+            threads_default: crate::engine::default_threads(),
+            devices: devices(),
+            memory,
+            model: model.map(|e| e.judge(memory.map(|m| m.available))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_info_names_cpu_first_and_serializes_flat() {
+        let b = BuildInfo::current();
+        assert_eq!(b.backends[0], "cpu");
+        let info = SystemInfo { build: b, gpu_offload: false, threads_default: 2, devices: Vec::new(), memory: Some(MachineMemory { total: 8, available: 4 }), model: None };
+        let j = serde_json::to_value(&info).unwrap();
+        for key in ["version", "backends", "target", "cpu_features", "cpu_kernels", "gpu_offload", "threads_default", "devices", "memory_total", "memory_available"] {
+            assert!(j.get(key).is_some(), "{key} missing: {j}");
+        }
+        assert!(j.get("model").is_none());
+        let j = serde_json::to_value(SystemInfo { memory: None, ..info }).unwrap();
+        assert!(j.get("memory_total").is_none());
+    }
+}
