@@ -288,7 +288,7 @@ fn parallel_bench(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
         recs.sort_by(|a, b| a.id.cmp(&b.id));
         let episodes: Vec<serde_json::Value> = recs
             .iter()
-            .map(|r| serde_json::json!({"id": r.id, "sql": r.sql, "turns": r.episode.as_ref().map(|e| e["turns"].as_array().map(|t| t.iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>()))}))
+            .map(|r| serde_json::json!({"id": r.id, "sql": r.sql, "turns": r.turn_signature()}))
             .collect();
         let same = first.get_or_insert_with(|| episodes.clone()) == &episodes;
         let generated: usize = recs.iter().map(|r| r.generated_tokens).sum();
