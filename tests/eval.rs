@@ -207,7 +207,7 @@ fn label_problems(html: &str, dir: &Path) -> Vec<String> {
   });
   const pre = document.createElement('pre');
   pre.id = 'label-problems';
-  pre.textContent = 'BEGIN' + JSON.stringify({ figures: document.querySelectorAll('svg').length, problems: out }) + 'END';
+  pre.textContent = JSON.stringify({ figures: document.querySelectorAll('svg').length, problems: out });
   document.body.appendChild(pre);
 })();
 </script>"#;
@@ -215,8 +215,10 @@ fn label_problems(html: &str, dir: &Path) -> Vec<String> {
     let page = dir.join("measured.html");
     std::fs::write(&page, html.replace("</body>", &format!("{MEASURE}</body>"))).unwrap();
     let dom = run_chromium(&page, &["--dump-dom".to_string()]);
-    let found = dom.split("BEGIN").nth(1).and_then(|s| s.split("END").next()).unwrap_or_else(|| panic!("no measurement in the dumped DOM: {dom}"));
-    let v: serde_json::Value = serde_json::from_str(&found.replace("&quot;", "\"").replace("&amp;", "&")).unwrap();
+    let found = dom.split("<pre id=\"label-problems\">").nth(1).and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement in the dumped DOM: {dom}"));
+    let text = found.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert!(v["figures"].as_u64().unwrap() > 0, "no SVG figure measured");
     v["problems"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()
 }
@@ -313,6 +315,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
     assert!(problems.is_empty(), "labels cut off or overlapping in report.html: {problems:#?}");
 
     let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/eval-report.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
     let _ = std::fs::remove_file(&shot);
     run_chromium(&merged.file(ResultsDir::REPORT_HTML), &[format!("--screenshot={}", shot.display())]);
     let png = std::fs::read(&shot).expect("screenshot written");

@@ -160,12 +160,10 @@ pub(super) fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize
         cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
         progress: &mut progress,
     };
-    let qs = source::open(spec, &mut options).map_err(|e| {
-        let hint = match e {
-            SourceError::Unknown(_) => "; see `sqale eval --help`",
-            _ => "",
-        };
-        anyhow::Error::new(e).context(format!("reading the benchmark {spec}{hint}"))
+    let qs = source::open(spec, &mut options).map_err(|e| match e {
+        // The library names the formats; the command line adds where they are described.
+        SourceError::Unknown(_) => anyhow::anyhow!("{e}; see `sqale eval --help`"),
+        e => e.into(),
     })?;
     pb.finish_and_clear();
     anyhow::ensure!(!qs.is_empty(), "{spec} holds no questions (after --limit and --shard)");

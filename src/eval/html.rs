@@ -108,7 +108,9 @@ fn bars(summaries: &[Summary]) -> String {
             };
             let x = gx + mi as f64 * bw;
             let y = y_of(ex);
-            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{} ({}): {ex:.1}%</title></rect>", bw - 2.0, (H - B) - y, color(mi), esc(&m.model), esc(g));
+            // 0% shows as a thin bar, unlike a model without questions of that difficulty.
+            let (y, h) = if (H - B) - y < 2.0 { (H - B - 2.0, 2.0) } else { (y, (H - B) - y) };
+            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{} ({}): {ex:.1}%</title></rect>", bw - 2.0, color(mi), esc(&m.model), esc(g));
             if let Some((lo, hi)) = ci {
                 let cx = x + (bw - 2.0) / 2.0;
                 let _ = write!(s, "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>", y_of(lo), y_of(hi));
@@ -169,24 +171,40 @@ fn place_labels(points: &[(f64, f64)], labels: &[String], size: f64) -> Vec<(f64
     out
 }
 
+/// An axis from 0 past `max` in round steps (1, 2, 2.5 or 5 × a power of ten, at most five
+/// of them): `(end, step, decimals to print)`.
+fn ticks(max: f64) -> (f64, f64, usize) {
+    let max = if max > 0.0 { max } else { 1.0 };
+    let raw = max * 1.05 / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let m = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().find(|m| m * mag >= raw).unwrap_or(10.0);
+    let step = m * mag;
+    let end = (max * 1.05 / step).ceil() * step;
+    let decimals = (-(step.log10().floor())).max(0.0) as usize + (m == 2.5) as usize;
+    (end, step, decimals)
+}
+
 fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]) -> String {
     if !xs.iter().flatten().any(|x| *x > 0.0) {
         return format!("<figure><figcaption>{}</figcaption><p>No data: scored predictions have no model file or timings.</p></figure>", esc(title));
     }
     let mut s = axes(title, x_label, "EX %");
-    let max = xs.iter().flatten().copied().fold(0.0, f64::max).max(1e-9) * 1.1;
-    for k in 0..=4 {
-        let v = max * k as f64 / 4.0;
-        let x = L + (R - L) * k as f64 / 4.0;
-        let _ = write!(s, "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{}</text>", H - B + 14.0, if max < 10.0 { format!("{v:.2}") } else { format!("{v:.0}") });
+    let (max, step, decimals) = ticks(xs.iter().flatten().copied().fold(0.0, f64::max));
+    for k in 0..=(max / step).round() as usize {
+        let v = k as f64 * step;
+        let x = L + (R - L) * v / max;
+        let _ = write!(s, "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v:.decimals$}</text>", H - B + 14.0);
     }
     let shown: Vec<(usize, f64)> = xs.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
     let points: Vec<(f64, f64)> = shown.iter().map(|&(i, x)| (L + (R - L) * x / max, y_of(summaries[i].ex))).collect();
     let labels: Vec<String> = shown.iter().map(|&(i, _)| summaries[i].model.clone()).collect();
     let places = place_labels(&points, &labels, 10.0);
-    for (((i, x), (px, py)), (lx, ly, end)) in shown.iter().zip(&points).zip(&places) {
+    for (k, (((i, x), (px, py)), (lx, ly, end))) in shown.iter().zip(&points).zip(&places).enumerate() {
         let m = &summaries[*i];
-        let _ = write!(s, "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"6\" fill=\"{}\" fill-opacity=\"0.85\" stroke=\"#fff\"><title>{}: {x:.2}, {:.1}%</title></circle>", color(*i), esc(&m.model), m.ex);
+        // Points on the same spot are drawn smaller each, as rings, so every colour shows.
+        let under = points[..k].iter().filter(|(qx, qy)| (qx - px).abs() < 3.0 && (qy - py).abs() < 3.0).count();
+        let r = 6.0 * 0.7f64.powi(under as i32);
+        let _ = write!(s, "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{r:.1}\" fill=\"{}\" stroke=\"#fff\"><title>{}: {x:.2}, {:.1}%</title></circle>", color(*i), esc(&m.model), m.ex);
         if (ly - 3.5 - py).abs() > 6.0 {
             // Moved away from its point: join them.
             let _ = write!(s, "<line x1=\"{px:.1}\" y1=\"{py:.1}\" x2=\"{lx:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"0.8\"/>", ly - 3.5, color(*i));
@@ -330,9 +348,6 @@ fn trace(e: &Episode) -> String {
         e.tokens.decoded_tokens,
         e.seconds
     );
-    if let Some(ev) = &e.evidence {
-        let _ = write!(s, "<p><b>evidence</b> {}</p>", esc(ev));
-    }
     for t in &e.turns {
         let finish = match t.finish {
             crate::generate::Finish::Stop => "stop",
@@ -361,7 +376,8 @@ fn trace(e: &Episode) -> String {
         }
         s.push_str("</div>");
     }
-    let _ = write!(s, "<p class=\"note\">ended by {}; tables opened: {}</p></div></details>", esc(e.ended_by.as_str()), esc(&e.tables_opened.join(", ")));
+    let opened = if e.tables_opened.is_empty() { "none".to_string() } else { e.tables_opened.join(", ") };
+    let _ = write!(s, "<p class=\"note\">ended by {}; tables opened: {}</p></div></details>", esc(e.ended_by.as_str()), esc(&opened));
     s
 }
 
@@ -382,7 +398,7 @@ fn answer(r: Option<&Record>) -> String {
         facts.push("did not run".to_string());
     }
     if let Some(e) = &r.ended_by {
-        facts.push(e.clone());
+        facts.push(format!("ended by {e}"));
     }
     if !facts.is_empty() {
         let _ = write!(s, " <small>{}</small>", esc(&facts.join(" · ")));
@@ -425,7 +441,8 @@ fn questions(summaries: &[Summary], records: &[Record]) -> String {
         let any = rs.iter().flatten().next().copied();
         let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok).map(|r| r.correct).collect();
         let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
-        let text = any.and_then(|r| r.question.clone().or_else(|| r.episode.as_ref().map(|e| e.question.clone())));
+        let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
+        let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));
         let _ = write!(s, "<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>{}", question_anchor(id), if differ { " class=\"differ\"" } else { "" }, esc(id), if differ { " <span class=\"mark\">≠</span>" } else { "" });
         if let Some(d) = any.and_then(|r| r.difficulty.as_deref()) {
             let _ = write!(s, " <small>{}</small>", esc(d));
@@ -433,8 +450,11 @@ fn questions(summaries: &[Summary], records: &[Record]) -> String {
         if let Some(t) = text {
             let _ = write!(s, "<p>{}</p>", esc(&t));
         }
+        if let Some(ev) = episode.and_then(|e| e.evidence.as_deref()) {
+            let _ = write!(s, "<p class=\"note\"><b>evidence</b> {}</p>", esc(ev));
+        }
         if let Some(g) = any.and_then(|r| r.gold_sql.as_deref()) {
-            let _ = write!(s, "<details><summary>gold SQL</summary><pre class=\"sql\">{}</pre></details>", esc(g));
+            let _ = write!(s, "<div class=\"note\">gold</div><pre class=\"sql gold\">{}</pre>", esc(g));
         }
         s.push_str("</td>");
         for r in rs {
@@ -447,15 +467,15 @@ fn questions(summaries: &[Summary], records: &[Record]) -> String {
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222} table{border-collapse:collapse;font-size:13px} \
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top} td:first-child,th:first-child{text-align:left} \
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top} td:first-child,th:first-child{text-align:left;white-space:nowrap} \
 figure{margin:1.5em 0} figcaption{font-weight:600;margin-bottom:.4em} .legend i,.dot{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px} \
 .legend span{margin-right:1em;font-size:13px} .note{color:#555;font-size:13px} \
-table.questions td{text-align:left;max-width:34em} table.questions td.q{max-width:24em} \
+table.questions td,table.questions th{text-align:left;max-width:34em} table.questions td.q{max-width:24em} pre.gold{background:#fff8e6} \
 td.right .mark{color:#1a7f37;font-weight:600} td.wrong .mark{color:#c62828;font-weight:600} td.none{color:#777} \
 tr.differ td.q{border-left:4px solid #f28e2b} tr.differ .q .mark{color:#f28e2b} \
 pre{white-space:pre-wrap;word-break:break-word;margin:.3em 0;font-size:12px} pre.sql{background:#f6f8fa;padding:4px} \
 details summary{cursor:pointer;color:#0550ae;font-size:12px} .trace{border-left:2px solid #ddd;padding-left:8px;margin:.3em 0} \
-.turn .head{font-size:12px;color:#555;margin-top:.4em} .call{font-size:12px} .call pre{background:#fafafa;max-height:16em;overflow:auto} \
+.turn .head{font-size:12px;color:#555;margin-top:.4em} .turn>pre{max-height:24em;overflow:auto} .call{font-size:12px} .call pre{background:#fafafa;max-height:16em;overflow:auto} \
 .call.bad code{color:#c62828} .cut{color:#777;font-style:italic} h2{margin-top:1.6em}";
 
 /// The report of a results folder: its summary and records.
@@ -503,6 +523,16 @@ mod tests {
             }
         }
         assert!(places[0].2 && places[1].2, "labels near the right edge go left of their point");
+    }
+
+    #[test]
+    fn axes_step_roundly() {
+        let close = |(a, b, c): (f64, f64, usize), (x, y, z): (f64, f64, usize)| (a - x).abs() < 1e-9 && (b - y).abs() < 1e-9 && c == z;
+        assert!(close(ticks(0.1), (0.125, 0.025, 3)), "{:?}", ticks(0.1));
+        assert!(close(ticks(2.0), (2.5, 0.5, 1)), "{:?}", ticks(2.0));
+        assert!(close(ticks(38.0), (40.0, 10.0, 0)), "{:?}", ticks(38.0));
+        let (end, step, _) = ticks(0.0);
+        assert!(end > 0.0 && step > 0.0);
     }
 
     #[test]
