@@ -216,6 +216,23 @@ fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]
     s
 }
 
+/// A legend of coloured swatches flowing from `(x, y)` (first baseline) and wrapping before
+/// `right`; returns it and the height it reaches.
+fn swatches(names: &[&String], x: f64, y: f64, right: f64) -> (String, f64) {
+    let mut s = String::new();
+    let (mut lx, mut ly) = (x, y);
+    for (i, name) in names.iter().enumerate() {
+        let item = 16.0 + text_width(name, 11.0) + 18.0;
+        if lx > x && lx + item > right {
+            lx = x;
+            ly += 20.0;
+        }
+        let _ = write!(s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"11\">{}</text>", ly - 10.0, color(i), lx + 16.0, esc(name));
+        lx += item;
+    }
+    (s, ly + 10.0)
+}
+
 fn ended_by(summaries: &[Summary]) -> String {
     let mut kinds: Vec<&String> = Vec::new();
     for m in summaries {
@@ -250,18 +267,8 @@ fn ended_by(summaries: &[Summary]) -> String {
         }
         y += row;
     }
-    // The legend flows left to right and wraps at the plot's width.
-    let (mut lx, mut ly) = (bar_x, y + 14.0);
-    for (ki, k) in kinds.iter().enumerate() {
-        let item = 16.0 + text_width(k, 11.0) + 18.0;
-        if lx > bar_x && lx + item > w - 10.0 {
-            lx = bar_x;
-            ly += 20.0;
-        }
-        let _ = write!(s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"11\">{}</text>", ly - 10.0, color(ki), lx + 16.0, esc(k));
-        lx += item;
-    }
-    let h = ly + 10.0;
+    let (legend, h) = swatches(&kinds, bar_x, y + 14.0, w - 10.0);
+    s.push_str(&legend);
     format!("<figure><figcaption>How episodes ended (count of episodes by model)</figcaption><svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\">{s}</svg></figure>")
 }
 
@@ -416,6 +423,37 @@ fn answer(r: Option<&Record>) -> String {
     s
 }
 
+/// One question's row: id, difficulty, text, evidence and gold SQL, then each model's answer.
+fn question_row(id: &str, rs: &[Option<&Record>]) -> String {
+    let any = rs.iter().flatten().next().copied();
+    let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok).map(|r| r.correct).collect();
+    let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
+    let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
+    let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));
+    let mut s = format!("<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>", question_anchor(id), if differ { " class=\"differ\"" } else { "" }, esc(id));
+    if differ {
+        s.push_str(" <span class=\"mark\">≠</span>");
+    }
+    if let Some(d) = any.and_then(|r| r.difficulty.as_deref()) {
+        let _ = write!(s, " <small>{}</small>", esc(d));
+    }
+    if let Some(t) = text {
+        let _ = write!(s, "<p>{}</p>", esc(&t));
+    }
+    if let Some(ev) = episode.and_then(|e| e.evidence.as_deref()) {
+        let _ = write!(s, "<p class=\"note\"><b>evidence</b> {}</p>", esc(ev));
+    }
+    if let Some(g) = any.and_then(|r| r.gold_sql.as_deref()) {
+        let _ = write!(s, "<div class=\"note\">gold</div><pre class=\"sql gold\">{}</pre>", esc(g));
+    }
+    s.push_str("</td>");
+    for r in rs {
+        s.push_str(&answer(*r));
+    }
+    s.push_str("</tr>");
+    s
+}
+
 /// Every question: its text and gold SQL, then each model's SQL, mark and trace. Questions
 /// where the models disagree are marked and listed in the comparison above.
 fn questions(summaries: &[Summary], records: &[Record]) -> String {
@@ -438,29 +476,7 @@ fn questions(summaries: &[Summary], records: &[Record]) -> String {
     s.push_str("</tr>");
     for id in ids {
         let rs: Vec<Option<&Record>> = summaries.iter().map(|m| by.get(&(m.model.as_str(), id)).copied()).collect();
-        let any = rs.iter().flatten().next().copied();
-        let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok).map(|r| r.correct).collect();
-        let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
-        let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
-        let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));
-        let _ = write!(s, "<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>{}", question_anchor(id), if differ { " class=\"differ\"" } else { "" }, esc(id), if differ { " <span class=\"mark\">≠</span>" } else { "" });
-        if let Some(d) = any.and_then(|r| r.difficulty.as_deref()) {
-            let _ = write!(s, " <small>{}</small>", esc(d));
-        }
-        if let Some(t) = text {
-            let _ = write!(s, "<p>{}</p>", esc(&t));
-        }
-        if let Some(ev) = episode.and_then(|e| e.evidence.as_deref()) {
-            let _ = write!(s, "<p class=\"note\"><b>evidence</b> {}</p>", esc(ev));
-        }
-        if let Some(g) = any.and_then(|r| r.gold_sql.as_deref()) {
-            let _ = write!(s, "<div class=\"note\">gold</div><pre class=\"sql gold\">{}</pre>", esc(g));
-        }
-        s.push_str("</td>");
-        for r in rs {
-            s.push_str(&answer(r));
-        }
-        s.push_str("</tr>");
+        s.push_str(&question_row(id, &rs));
     }
     s.push_str("</table>");
     s
