@@ -105,9 +105,9 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     let q3 = recs.iter().find(|r| r["id"] == "q3").unwrap();
     assert_eq!(q3["gold_tables"], json!(["books", "loans", "members"]));
     assert_eq!(q3["gold_literals"], 1);
-    for r in recs.iter().filter(|r| r["gold_ok"] == true) {
-        assert!(r["episode"]["turns"].as_array().is_some_and(|t| !t.is_empty()), "full trace kept");
-        assert!(r["decoded_tokens"].as_u64().unwrap() > 0);
+    for r in sqale::eval::read_records(&results).iter().filter(|r| r.gold_ok) {
+        assert!(r.episode.as_ref().is_some_and(|e| !e.turns.is_empty()), "full trace kept");
+        assert!(r.decoded_tokens > 0);
     }
     assert_eq!(common::sha256(&dir.path().join("demo.sqlite")), before);
 
@@ -125,7 +125,7 @@ fn bird_layout_loads() {
     std::fs::copy(common::demo_db(), db_dir.join("shop.sqlite")).unwrap();
     let dev = json!([{"question_id": 7, "db_id": "shop", "question": "How many suppliers?", "evidence": "", "SQL": "SELECT COUNT(*) FROM suppliers", "difficulty": "simple"}]);
     std::fs::write(dir.path().join("dev.json"), dev.to_string()).unwrap();
-    let qs = sqale::eval::bench::load(dir.path()).unwrap();
+    let qs = sqale::eval::source::load(dir.path()).unwrap();
     assert_eq!(qs.len(), 1);
     assert_eq!(qs[0].id, "7");
     assert_eq!(qs[0].evidence, None);
@@ -162,35 +162,162 @@ fn shards_merge_into_the_whole_run() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-/// The HTML report opens in headless Chromium (Debian's `chromium`) and renders; the screenshot
-/// is kept in `target/eval-report.png` for people to look at.
-#[test]
-fn html_report_renders_in_headless_chromium() {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = fixture(dir.path());
-    let preds = dir.path().join("preds.jsonl");
-    std::fs::write(&preds, "{\"id\": \"q1\", \"sql\": \"SELECT COUNT(*) FROM customers\"}\n{\"id\": \"q2\", \"sql\": \"SELECT 0\"}\n").unwrap();
-    let out = dir.path().join("scored");
-    let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--label", "reference-loop"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains("<svg") && html.contains("reference-loop") && html.contains("How episodes ended"));
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists())
-        .expect("headless Chromium is needed: apt-get install chromium");
-    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/eval-report.png");
-    let _ = std::fs::remove_file(&shot);
+fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists()).expect("headless Chromium is needed: apt-get install chromium")
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments (a fresh profile, no network);
+/// returns stdout, failing on page errors.
+fn run_chromium(page: &Path, extra: &[String]) -> String {
     let profile = tempfile::tempdir().unwrap();
-    let o = Command::new(chromium)
+    let o = Command::new(chromium())
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--window-size=1200,1600", "--enable-logging=stderr", "--v=0"])
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", out.join("report.html").display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "chromium failed: {log}");
-    assert!(!log.contains("Uncaught") && !log.contains("CONSOLE(") , "page errors: {log}");
+    assert!(!log.contains("Uncaught") && !log.contains("CONSOLE("), "page errors: {log}");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Lays `html` out in Chromium and returns every SVG label (`<text>`) that sticks out of its
+/// figure or overlaps another label of the same figure, as measured by the browser
+/// (`getBoundingClientRect` after layout), for a copy of the page with a measuring script added.
+fn label_problems(html: &str, dir: &Path) -> Vec<String> {
+    const MEASURE: &str = r#"<script>
+(function () {
+  const out = [];
+  document.querySelectorAll('svg').forEach(function (svg, fig) {
+    const box = svg.getBoundingClientRect();
+    const texts = Array.from(svg.querySelectorAll('text')).map(function (t) { return { s: t.textContent, r: t.getBoundingClientRect() }; })
+      .filter(function (t) { return t.r.width > 0; });
+    texts.forEach(function (t) {
+      if (t.r.left < box.left - 0.5 || t.r.right > box.right + 0.5 || t.r.top < box.top - 0.5 || t.r.bottom > box.bottom + 0.5)
+        out.push('figure ' + fig + ': "' + t.s + '" is cut off');
+    });
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].r, b = texts[j].r;
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) out.push('figure ' + fig + ': "' + texts[i].s + '" overlaps "' + texts[j].s + '"');
+    }
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'label-problems';
+  pre.textContent = JSON.stringify({ figures: document.querySelectorAll('svg').length, problems: out });
+  document.body.appendChild(pre);
+})();
+</script>"#;
+    assert!(!html.contains("<script"), "the report itself has no scripts");
+    let page = dir.join("measured.html");
+    std::fs::write(&page, html.replace("</body>", &format!("{MEASURE}</body>"))).unwrap();
+    let dom = run_chromium(&page, &["--dump-dom".to_string()]);
+    let found = dom.split("<pre id=\"label-problems\">").nth(1).and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement in the dumped DOM: {dom}"));
+    let text = found.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(v["figures"].as_u64().unwrap() > 0, "no SVG figure measured");
+    v["problems"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()
+}
+
+/// A short episode in the shape the agent writes, for a report's trace.
+fn episode(question: &str, sql: &str) -> sqale::agent::Episode {
+    serde_json::from_value(json!({
+        "question": question, "evidence": null, "db": "demo.sqlite", "sql": sql, "sql_source": "submit",
+        "ended_by": "submit_sql", "tool_turns": 1, "tool_calls": 2, "tables_opened": ["customers"],
+        "turns": [{"index": 1, "final_turn": false, "completion": "<tool_call>{\"name\": \"describe_table\"}</tool_call>", "tokens": 20, "finish": "stop",
+                   "calls": [{"tool": "describe_table", "args": {"table": "customers"}, "ok": true, "result": "customer_id INTEGER <PRIMARY KEY>"},
+                             {"tool": "submit_sql", "args": {"sql": sql}, "ok": true, "result": "submitted"}], "seconds": 0.4}],
+        "tokens": {"context_tokens": 700, "decoded_tokens": 700, "reused_tokens": 0, "generated_tokens": 20, "prefill_seconds": 0.3, "generate_seconds": 0.2},
+        "seed": 1, "prompt_hash": "x", "prompt_source": "builtin", "seconds": 0.5
+    }))
+    .unwrap()
+}
+
+/// The HTML report compares two quantisations as a user would: per question both models' SQL,
+/// whether each was right and the trace a click away; the runs table with readable parameters;
+/// no dangling "disagree on 0:". Headless Chromium (Debian's `chromium`) lays it out, and no
+/// label of any plot is cut off or overlaps another, even for two long-named models at the same
+/// point (which the first layout failed); the screenshot is kept in `target/eval-report.png`.
+#[test]
+fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
+    use sqale::eval::results::{self, ModelEntry, ResultsDir, RunStats};
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    // Two "quantisations" of one model scored on the fixture, merged through the library.
+    let (a, b) = ("SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2-135M-Instruct.Q4_1-copy.gguf");
+    let score = |label: &str, q1: &str, q2: &str| {
+        let preds = dir.path().join(format!("{label}.jsonl"));
+        std::fs::write(&preds, format!("{}\n{}\n", json!({"id": "q1", "sql": q1}), json!({"id": "q2", "sql": q2}))).unwrap();
+        let out = dir.path().join(label);
+        let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--label", label, "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    // Right on one question each: the same accuracy, so both sit on the same spot of each plot.
+    let inputs = [
+        score(a, "SELECT COUNT(*) FROM customers", "SELECT 0"),
+        score(b, "SELECT 0", "SELECT COUNT(*) FROM orders WHERE status = 'back-ordered'"),
+    ];
+    let merged = results::merge(&inputs, &dir.path().join("merged")).unwrap();
+    // Give both the same file size and speed, and q1 an episode, so that the plots have points
+    // (on the same spot) and the question table a trace.
+    let mut recs = merged.records();
+    for r in recs.iter_mut() {
+        r.seconds = 2.0;
+        if r.id == "q1" {
+            r.episode = Some(episode(r.question.as_deref().unwrap(), r.sql.as_deref().unwrap()));
+        }
+    }
+    merged.write_records(&recs).unwrap();
+    for label in [a, b] {
+        let run = RunStats { parallel: 4, episodes: 5, seconds: 30.0, generated_tokens: 1500, peak_rss_bytes: Some(300 << 20) };
+        merged.record_model(label, ModelEntry { path: format!("/models/{label}"), bytes: 100_000_000, params: 134_515_008, last_run: Some(run) }).unwrap();
+    }
+    let reports = results::write_reports(merged.path()).unwrap();
+    assert_eq!(reports.summary.models.len(), 2);
+    assert_eq!(reports.summary.models[0].ex, reports.summary.models[1].ex);
+    assert_eq!(reports.summary.paired[0].disagreements, [("q1".to_string(), true, false), ("q2".to_string(), false, true)]);
+    let md = std::fs::read_to_string(merged.file(ResultsDir::SUMMARY_MD)).unwrap();
+    assert!(md.contains("134.5 M") && !md.contains("134515008"), "{md}");
+    assert!(md.contains("they disagree on 2: q1, q2"), "{md}");
+    let summary: results::SummaryFile = serde_json::from_str(&std::fs::read_to_string(merged.file(ResultsDir::SUMMARY_JSON)).unwrap()).unwrap();
+    assert_eq!(summary.runs[a].last_run.as_ref().unwrap().parallel, 4, "summary.json reads back typed");
+
+    let html = std::fs::read_to_string(merged.file(ResultsDir::REPORT_HTML)).unwrap();
+    for needed in ["<svg", "How episodes ended", "<h2>Runs</h2>", "134.5 M", "episodes/min", "<h2>Questions</h2>", "href=\"#q-q2\"", "id=\"q-q2\"",
+        "✓ right", "✗ wrong", "<details><summary>episode trace", "describe_table", "customer_id INTEGER &lt;PRIMARY KEY&gt;",
+        "How many orders are back-ordered?", "status = 'back-ordered'", "gold query failed"] {
+        assert!(html.contains(needed), "the report lacks {needed:?}");
+    }
+    assert!(!html.contains("on 0:") && !html.contains("134515008"));
+    for external in ["http://", "https://", "<link", "<script", "src="] {
+        assert!(!html.contains(external), "the report is self-contained: found {external:?}");
+    }
+    // Both models' SQL for q2, in its row.
+    let q2_row = html.split("id=\"q-q2\"").nth(1).unwrap().split("</tr>").next().unwrap();
+    assert!(q2_row.contains("SELECT 0") && q2_row.contains("SELECT COUNT(*) FROM orders"), "{q2_row}");
+
+    // The measurement finds what the first layout did wrong: two labels written at the same spot
+    // beside coinciding points, and a long name right-aligned to a fixed margin.
+    let old = format!(
+        "<html><body><svg viewBox=\"0 0 640 300\" width=\"640\" height=\"300\"><text x=\"558\" y=\"94\" font-size=\"10\">{a}</text>\
+         <text x=\"558\" y=\"94\" font-size=\"10\">{b}</text></svg><svg viewBox=\"0 0 640 100\" width=\"640\" height=\"100\">\
+         <text x=\"154\" y=\"25\" font-size=\"11\" text-anchor=\"end\">{a}</text></svg></body></html>"
+    );
+    let problems = label_problems(&old, dir.path());
+    assert!(problems.iter().any(|p| p.contains("overlaps")) && problems.iter().any(|p| p.contains("cut off")), "{problems:?}");
+    // The report itself has neither.
+    let problems = label_problems(&html, dir.path());
+    assert!(problems.is_empty(), "labels cut off or overlapping in report.html: {problems:#?}");
+
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/eval-report.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(&merged.file(ResultsDir::REPORT_HTML), &[format!("--screenshot={}", shot.display())]);
     let png = std::fs::read(&shot).expect("screenshot written");
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
 }
@@ -220,10 +347,7 @@ fn parallel_episodes_match_serial_ones() {
     assert_eq!(parallel.len(), 5);
     for (a, b) in serial.iter().zip(&parallel) {
         assert_eq!(a.id, b.id);
-        let turns = |r: &sqale::eval::Record| {
-            r.episode.as_ref().map(|e| e["turns"].as_array().unwrap().iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>())
-        };
-        assert_eq!(turns(a), turns(b), "question {}: the episode depends on --parallel", a.id);
+        assert_eq!(a.turn_signature(), b.turn_signature(), "question {}: the episode depends on --parallel", a.id);
         assert_eq!((a.sql.as_ref(), a.ended_by.as_ref(), a.correct, a.seed), (b.sql.as_ref(), b.ended_by.as_ref(), b.correct, b.seed));
         assert_eq!((a.decoded_tokens, a.generated_tokens), (b.decoded_tokens, b.generated_tokens), "question {}", a.id);
     }
@@ -244,9 +368,9 @@ fn schema_conditions_cut_copies_of_the_database() {
         let env = sqale::env::Environment::open(db).unwrap();
         env.table_graph().unwrap()
     };
-    let originals = sqale::eval::bench::load(&manifest).unwrap();
+    let originals = sqale::eval::source::load(&manifest).unwrap();
     for condition in [SchemaCondition::Gold, SchemaCondition::Distractors(2)] {
-        let mut qs = sqale::eval::bench::load(&manifest).unwrap();
+        let mut qs = sqale::eval::source::load(&manifest).unwrap();
         let mut gold = sqale::eval::GoldCache::new(limits.clone());
         let cache = dir.path().join("cuts");
         subset::apply(&mut qs, condition, 7, &mut gold, &cache, &mut |_, _| {}).unwrap();
@@ -293,7 +417,7 @@ fn schema_conditions_cut_copies_of_the_database() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
     assert_eq!(recs[0].model, "SmolLM2-135M-Instruct.Q4_1.gguf @gold");
-    let db = recs[0].episode.as_ref().unwrap()["db"].as_str().unwrap().to_string();
+    let db = recs[0].episode.as_ref().unwrap().db.clone();
     assert!(db.contains("gold-run/databases/"), "{db}");
     let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--schema", "half"]);
     assert_eq!(o.status.code(), Some(2));
@@ -373,8 +497,8 @@ fn sqale_parquet_and_ehrsql_sources() {
     let cache = dir.path().join("cache");
     let load = |phrasing: &str, limit: Option<usize>| {
         let mut progress = |_: usize, _: usize| {};
-        let mut options = sqale::eval::bench::LoadOptions { limit, shard: None, phrasing: phrasing.parse().unwrap(), cache: cache.clone(), progress: &mut progress };
-        sqale::eval::bench::open(&spec, &mut options).unwrap()
+        let mut options = sqale::eval::source::LoadOptions { limit, shard: None, phrasing: phrasing.parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+        sqale::eval::source::open(&spec, &mut options).unwrap()
     };
     let qs = load("3", None);
     assert_eq!(qs.iter().map(|q| q.id.as_str()).collect::<Vec<_>>(), ["sq1", "sq2", "sq3"]);
@@ -391,8 +515,8 @@ fn sqale_parquet_and_ehrsql_sources() {
     assert_eq!(format!("{:?}", gold.get(&qs[1]).rows.as_ref().unwrap().rows), "[[Text(\"Aurora\")]]");
     assert_eq!(load("8", Some(1))[0].question, "How many ships fly the Maltese flag? (phrasing 8)");
     let mut progress = |_: usize, _: usize| {};
-    let mut options = sqale::eval::bench::LoadOptions { limit: None, shard: None, phrasing: "9".parse().unwrap(), cache: cache.clone(), progress: &mut progress };
-    let err = sqale::eval::bench::open(&spec, &mut options).unwrap_err().to_string();
+    let mut options = sqale::eval::source::LoadOptions { limit: None, shard: None, phrasing: "9".parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+    let err = sqale::eval::source::open(&spec, &mut options).unwrap_err().to_string();
     assert!(err.contains("no phrasing"), "{err}");
 
     // Scoring another system's predictions against the SQaLe databases.
@@ -406,7 +530,7 @@ fn sqale_parquet_and_ehrsql_sources() {
 
     // EHRSQL: the unanswerable question is left out; placeholders are filled in the gold.
     let ehr = ehrsql_fixture(dir.path());
-    let qs = sqale::eval::bench::load(&ehr).unwrap();
+    let qs = sqale::eval::source::load(&ehr).unwrap();
     assert_eq!(qs.len(), 2);
     assert!(qs[1].gold_sql.contains("'2105-12-31 23:59:00'") && qs[1].gold_sql.contains("between 60.0 and 100.0") && qs[1].gold_sql.contains("'%Y'"), "{}", qs[1].gold_sql);
     let mut gold = sqale::eval::GoldCache::new(sqale::env::Limits::default());
@@ -425,7 +549,7 @@ fn sqale_parquet_and_ehrsql_sources() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
     assert_eq!(recs.len(), 1);
-    assert!(recs[0].episode.as_ref().unwrap()["db"].as_str().unwrap().ends_with(".sqlite"));
+    assert!(recs[0].episode.as_ref().unwrap().db.ends_with(".sqlite"));
 }
 
 /// SQaLe exports with one row per phrasing (`question`, `question_style`) are grouped by id.
@@ -442,8 +566,8 @@ fn sqale_rows_per_phrasing() {
         ("question style", strings(&["Formal", "Vague", "Formal", "Vague"])),
     ]);
     let mut progress = |_: usize, _: usize| {};
-    let mut options = sqale::eval::bench::LoadOptions { limit: None, shard: Some((2, 2)), phrasing: "vague".parse().unwrap(), cache: dir.path().join("c"), progress: &mut progress };
-    let qs = sqale::eval::bench::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
+    let mut options = sqale::eval::source::LoadOptions { limit: None, shard: Some((2, 2)), phrasing: "vague".parse().unwrap(), cache: dir.path().join("c"), progress: &mut progress };
+    let qs = sqale::eval::source::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
     assert_eq!(qs.len(), 1);
     assert_eq!((qs[0].id.as_str(), qs[0].question.as_str(), qs[0].gold_sql.as_str()), ("b", "vague b", "SELECT 2"));
 }

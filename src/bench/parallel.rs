@@ -11,7 +11,7 @@ use crate::agent::Settings;
 use crate::batched::BatchedEngine;
 use crate::engine::{EngineOptions, Model};
 use crate::env::Limits;
-use crate::eval::bench::Question;
+use crate::eval::Question;
 use crate::eval::{self, GoldCache, Record};
 
 /// The most sequences one run may decode at once.

@@ -8,9 +8,11 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::agent::Settings;
 use sqale::batched::BatchedEngine;
+use sqale::defaults;
+use sqale::eval::results::{self, ModelEntry, Reports, ResultsDir, RunStats};
 use sqale::eval::sqale::Phrasing;
 use sqale::eval::subset::{self, SchemaCondition};
-use sqale::eval::{self, bench, report, GoldCache};
+use sqale::eval::{self, predictions, source, GoldCache, Question, SourceError};
 
 /// Arguments of `sqale eval`.
 #[derive(Args, Debug)]
@@ -71,10 +73,10 @@ struct RunArgs {
     #[arg(long, default_value_t = 0)]
     seed: u32,
     /// Tokens an episode may hold.
-    #[arg(long, default_value_t = 12_288)]
+    #[arg(long, default_value_t = defaults::MAX_EPISODE_TOKENS)]
     max_episode_tokens: usize,
     /// Context window.
-    #[arg(long, default_value_t = 16_384)]
+    #[arg(long, default_value_t = defaults::CONTEXT_TOKENS)]
     ctx: u32,
     #[command(flatten)]
     hardware: super::HardwareArgs,
@@ -88,7 +90,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     parallel: u32,
     /// Seconds a statement may run.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
     /// Print the summary as JSON.
     #[arg(long)]
@@ -113,7 +115,7 @@ struct ScoreArgs {
     #[arg(long, short = 'o', default_value = "sqale-eval-score")]
     out: PathBuf,
     /// Seconds a statement may run.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
     /// Print the summary as JSON.
     #[arg(long)]
@@ -139,75 +141,43 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 }
 
 fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)?;
-    let mut seen = std::collections::HashSet::new();
-    let mut lines = String::new();
-    let mut models = serde_json::Map::new();
-    for dir in &args.inputs {
-        let file = dir.join("episodes.jsonl");
-        anyhow::ensure!(file.is_file(), "{} has no episodes.jsonl: is it a results folder?", dir.display());
-        for r in eval::read_records(&file) {
-            if seen.insert((r.model.clone(), r.id.clone())) {
-                lines.push_str(&serde_json::to_string(&r)?);
-                lines.push('\n');
-            }
-        }
-        if let Ok(text) = std::fs::read_to_string(dir.join("models.json")) {
-            if let Ok(serde_json::Value::Object(m)) = serde_json::from_str(&text) {
-                models.extend(m);
-            }
-        }
-    }
-    write_atomic(&args.out.join("episodes.jsonl"), &lines)?;
-    write_atomic(&args.out.join("models.json"), &serde_json::to_string_pretty(&models)?)?;
-    write_reports(&args.out, args.json)
+    results::merge(&args.inputs, &args.out)?;
+    print_reports(&args.out, args.json)
 }
 
 /// The benchmark `spec` names, with `--limit` and `--shard` applied and a progress bar while
 /// databases are built.
-pub(super) fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<bench::Question>> {
+pub(super) fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<Question>> {
     let pb = if json { ProgressBar::hidden() } else { spinner_bar(0, "building databases") };
     let mut progress = |done: usize, total: usize| {
         pb.set_length(total as u64);
         pb.set_position(done as u64);
     };
-    let mut options = bench::LoadOptions {
+    let mut options = source::LoadOptions {
         limit,
         shard,
         phrasing: phrasing.clone(),
         cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
         progress: &mut progress,
     };
-    let qs = bench::open(spec, &mut options)?;
+    let qs = source::open(spec, &mut options).map_err(|e| match e {
+        // The library names the formats; the command line adds where they are described.
+        SourceError::Unknown(_) => anyhow::anyhow!("{e}; see `sqale eval --help`"),
+        e => e.into(),
+    })?;
     pb.finish_and_clear();
     anyhow::ensure!(!qs.is_empty(), "{spec} holds no questions (after --limit and --shard)");
     Ok(qs)
 }
 
-fn write_reports(out: &Path, json: bool) -> anyhow::Result<()> {
-    let records = eval::read_records(&out.join("episodes.jsonl"));
-    let summaries = report::summarise(&records);
-    let pairs = report::paired(&records, &summaries);
-    let models: serde_json::Value = std::fs::read_to_string(out.join("models.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
-    let md = format!("{}\n{}", report::markdown(&summaries, &pairs), report::runs_markdown(&models, &summaries));
-    write_atomic(&out.join("summary.md"), &md)?;
-    write_atomic(&out.join("summary.csv"), &report::csv(&summaries))?;
-    write_atomic(&out.join("report.html"), &sqale::eval::html::report(&summaries, &pairs, &models))?;
-    let j = serde_json::json!({"models": summaries, "paired": pairs, "runs": models});
-    write_atomic(&out.join("summary.json"), &serde_json::to_string_pretty(&j)?)?;
+/// Writes the reports of `out` and prints the summary (Markdown, or JSON with `--json`).
+fn print_reports(out: &Path, json: bool) -> anyhow::Result<()> {
+    let Reports { summary, markdown } = results::write_reports(out)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        println!("{md}\nresults in {}", out.display());
+        println!("{markdown}\nresults in {}", out.display());
     }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::fs::write(tmp.path(), text)?;
-    tmp.persist(path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -235,22 +205,17 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
     let spec = args.bench.as_deref().context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
     anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
     let mut questions = load(spec, args.limit, args.shard, &args.phrasing, args.json)?;
-    std::fs::create_dir_all(&args.out)?;
-    let results = args.out.join("episodes.jsonl");
+    let out = ResultsDir::create(&args.out)?;
     let limits = super::limits(args.sql_timeout)?;
     let mut gold = GoldCache::new(limits.clone());
     if args.schema != SchemaCondition::Full {
         let pb = if args.json { ProgressBar::hidden() } else { spinner_bar(questions.len(), &format!("schema {}", args.schema)) };
-        subset::apply(&mut questions, args.schema, args.seed, &mut gold, &args.out.join("databases"), &mut |_, _| pb.inc(1))?;
+        subset::apply(&mut questions, args.schema, args.seed, &mut gold, &out.databases(), &mut |_, _| pb.inc(1))?;
         pb.finish_and_clear();
     }
     let ctx = eval::sequence_context(args.ctx, args.max_episode_tokens);
     for path in &args.models {
-        let mut label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
-        if args.schema != SchemaCondition::Full {
-            // Conditions are compared side by side like models.
-            label = format!("{label} @{}", args.schema);
-        }
+        let label = results::model_label(path, args.schema);
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
         let model = sqale::engine::Model::load(path, &args.hardware.model_options(false))?;
@@ -259,85 +224,32 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
         let pb = bar(questions.len(), args.json);
         pb.set_prefix(label.clone());
-        let already = eval::done_ids(&results, &label).len();
+        let already = eval::done_ids(&out.episodes(), &label).len();
         pb.set_position(already.min(questions.len()) as u64);
-        let (mut correct, mut scored, mut episodes, mut generated) = (0usize, 0usize, 0usize, 0usize);
-        eval::run(&mut engine, &settings, &label, &questions, args.seed, &results, &mut gold, &mut |_, _, r| {
+        let mut run = RunStats { parallel: args.parallel, ..RunStats::default() };
+        let (mut correct, mut scored) = (0usize, 0usize);
+        eval::run(&mut engine, &settings, &label, &questions, args.seed, &out.episodes(), &mut gold, &mut |_, _, r| {
             if r.gold_ok {
                 scored += 1;
                 correct += r.correct as usize;
             }
-            episodes += r.episode.is_some() as usize;
-            generated += r.generated_tokens;
+            run.count(r);
             pb.inc(1);
             pb.set_message(format!("{correct}/{scored}"));
         })?;
         pb.finish_and_clear();
-        let run = RunStats {
-            parallel: args.parallel,
-            episodes,
-            seconds: started.elapsed().as_secs_f64(),
-            generated_tokens: generated,
-            peak_rss_bytes: sqale::memory::peak_bytes(),
-        };
-        record_model(&args.out, &label, path, &model, &run)?;
+        run.seconds = started.elapsed().as_secs_f64();
+        run.peak_rss_bytes = sqale::memory::peak_bytes();
+        out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
     }
-    write_reports(&args.out, args.json)
-}
-
-/// Throughput and memory of one model's run in this invocation.
-#[derive(serde::Serialize)]
-struct RunStats {
-    parallel: u32,
-    /// Episodes run (questions already done or with a failing gold query excluded).
-    episodes: usize,
-    /// Wall-clock seconds, model load included.
-    seconds: f64,
-    generated_tokens: usize,
-    /// Peak resident memory of the process during this model's run.
-    peak_rss_bytes: Option<u64>,
-}
-
-/// Adds the model's file, size and parameters to `models.json` (for the report's plots).
-fn record_model(out: &Path, label: &str, path: &Path, model: &sqale::engine::Model, run: &RunStats) -> anyhow::Result<()> {
-    let file = out.join("models.json");
-    let mut map: serde_json::Map<String, serde_json::Value> =
-        std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
-    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    map.insert(
-        label.to_string(),
-        serde_json::json!({"path": path.display().to_string(), "bytes": bytes, "params": model.n_params(), "last_run": run}),
-    );
-    write_atomic(&file, &serde_json::to_string_pretty(&map)?)
-}
-
-#[derive(serde::Deserialize)]
-struct Prediction {
-    id: serde_json::Value,
-    sql: Option<String>,
+    print_reports(out.path(), args.json)
 }
 
 fn score(args: ScoreArgs) -> anyhow::Result<()> {
     let questions = load(&args.bench, None, None, &args.phrasing, args.json)?;
-    let text = std::fs::read_to_string(&args.predictions).with_context(|| format!("reading {}", args.predictions.display()))?;
-    let mut preds = std::collections::HashMap::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let p: Prediction = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: expected {{\"id\": ..., \"sql\": ...}}", args.predictions.display(), i + 1))?;
-        preds.insert(p.id.to_string().trim_matches('"').to_string(), p.sql);
-    }
-    std::fs::create_dir_all(&args.out)?;
-    let results = args.out.join("episodes.jsonl");
-    let _ = std::fs::remove_file(&results);
-    let limits = super::limits(args.sql_timeout)?;
-    let mut gold = GoldCache::new(limits.clone());
-    let mut lines = String::new();
-    for q in &questions {
-        let sql = preds.get(&q.id).cloned().flatten();
-        let r = eval::score_record(&args.label, q, sql.as_deref(), gold.get(q), &limits);
-        lines.push_str(&serde_json::to_string(&r)?);
-        lines.push('\n');
-    }
-    write_atomic(&results, &lines)?;
-    write_reports(&args.out, args.json)
+    let preds = predictions::read(&args.predictions)?;
+    let out = ResultsDir::create(&args.out)?;
+    let records = predictions::score_all(&args.label, &questions, &preds, &super::limits(args.sql_timeout)?);
+    out.write_records(&records)?;
+    print_reports(out.path(), args.json)
 }

@@ -1,10 +1,19 @@
-//! A self-contained HTML report (no scripts, no external files): summary tables and SVG plots of
-//! EX by model and difficulty, accuracy against file size and against seconds per question,
-//! and the `ended_by` mix.
+//! A self-contained HTML report (no scripts, no external files): summary and runs tables, SVG
+//! plots of EX by model and difficulty, accuracy against file size and against seconds per
+//! question, the `ended_by` mix, and every question with each model's SQL, whether it was right,
+//! and its episode trace one click away (`<details>`, which needs no script).
+//!
+//! SVG text is laid out from an estimate of its width ([`text_width`], generous on purpose):
+//! point labels are moved until they overlap neither each other nor other points, and nothing
+//! is placed where it would be cut off. `tests/eval.rs` checks the result in Chromium.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::report::{Paired, Summary};
+use super::report::{self, Summary};
+use super::results::{Models, SummaryFile};
+use super::Record;
+use crate::agent::Episode;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -12,26 +21,63 @@ fn esc(s: &str) -> String {
 
 const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
+fn color(i: usize) -> &'static str {
+    COLORS[i % COLORS.len()]
+}
+
+/// Plot width and height, left margin (y ticks and title), bottom margin (x ticks and title).
 const W: f64 = 640.0;
 const H: f64 = 300.0;
 const L: f64 = 50.0;
 const B: f64 = 40.0;
+/// Right edge of the plotting area.
+const R: f64 = W - 20.0;
+/// Top of the plotting area.
+const T: f64 = 10.0;
+
+/// The width `text` takes at `size` px, over-estimated (0.62 em a character; sans-serif
+/// averages nearer 0.5), so that what is laid out by it does not touch in the browser.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.62
+}
+
+/// A box in SVG user units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rect {
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+impl Rect {
+    fn overlaps(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+
+    /// The box of `text` at `size` px, drawn at baseline `y` from `x` (`end`: ending at `x`).
+    fn of_text(text: &str, size: f64, x: f64, y: f64, end: bool) -> Rect {
+        let w = text_width(text, size);
+        let x0 = if end { x - w } else { x };
+        Rect { x0, y0: y - size, x1: x0 + w, y1: y + 0.3 * size }
+    }
+}
 
 fn axes(title: &str, x_label: &str, y_label: &str) -> String {
     let mut s = format!("<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">", esc(title));
-    let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>", H - B, W - 10.0, H - B);
-    let _ = write!(s, "<line x1=\"{L}\" y1=\"10\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B);
+    let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{R}\" y2=\"{}\" stroke=\"#333\"/>", H - B, H - B);
+    let _ = write!(s, "<line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B);
     for pct in [0, 25, 50, 75, 100] {
-        let y = (H - B) - (H - B - 10.0) * pct as f64 / 100.0;
-        let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{pct}</text><line x1=\"{L}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0, W - 10.0);
+        let y = y_of(pct as f64);
+        let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{pct}</text><line x1=\"{L}\" y1=\"{y}\" x2=\"{R}\" y2=\"{y}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0);
     }
-    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", (L + W) / 2.0, H - 6.0, esc(x_label));
+    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", (L + R) / 2.0, H - 6.0, esc(x_label));
     let _ = write!(s, "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">{}</text>", H / 2.0, H / 2.0, esc(y_label));
     s
 }
 
 fn y_of(pct: f64) -> f64 {
-    (H - B) - (H - B - 10.0) * pct.clamp(0.0, 100.0) / 100.0
+    (H - B) - (H - B - T) * pct.clamp(0.0, 100.0) / 100.0
 }
 
 fn bars(summaries: &[Summary]) -> String {
@@ -44,11 +90,13 @@ fn bars(summaries: &[Summary]) -> String {
         }
     }
     let mut s = axes("Execution accuracy by model and difficulty (whiskers: 95% CI overall)", "difficulty", "EX %");
-    let gw = (W - L - 20.0) / groups.len() as f64;
+    let gw = (R - L) / groups.len() as f64;
     let bw = (gw - 10.0) / summaries.len().max(1) as f64;
     for (gi, g) in groups.iter().enumerate() {
         let gx = L + 10.0 + gi as f64 * gw;
-        let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", gx + gw / 2.0 - 5.0, H - B + 14.0, esc(g));
+        // Group names shrink to their slot rather than run into the next one.
+        let size = (11.0f64).min(11.0 * (gw - 4.0) / text_width(g, 11.0).max(1.0)).max(6.0);
+        let _ = write!(s, "<text x=\"{:.1}\" y=\"{}\" font-size=\"{size:.1}\" text-anchor=\"middle\">{}</text>", gx + gw / 2.0 - 5.0, H - B + 14.0, esc(g));
         for (mi, m) in summaries.iter().enumerate() {
             let (ex, ci) = if g == "all" {
                 (m.ex, Some(m.ex_ci))
@@ -60,7 +108,9 @@ fn bars(summaries: &[Summary]) -> String {
             };
             let x = gx + mi as f64 * bw;
             let y = y_of(ex);
-            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}: {ex:.1}%</title></rect>", bw - 2.0, (H - B) - y, COLORS[mi % COLORS.len()], esc(&m.model));
+            // 0% shows as a thin bar, unlike a model without questions of that difficulty.
+            let (y, h) = if (H - B) - y < 2.0 { (H - B - 2.0, 2.0) } else { (y, (H - B) - y) };
+            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{} ({}): {ex:.1}%</title></rect>", bw - 2.0, color(mi), esc(&m.model), esc(g));
             if let Some((lo, hi)) = ci {
                 let cx = x + (bw - 2.0) / 2.0;
                 let _ = write!(s, "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>", y_of(lo), y_of(hi));
@@ -76,10 +126,62 @@ fn bars(summaries: &[Summary]) -> String {
 fn legend(summaries: &[Summary]) -> String {
     let mut s = String::from("<p class=\"legend\">");
     for (i, m) in summaries.iter().enumerate() {
-        let _ = write!(s, "<span><i style=\"background:{}\"></i>{}</span> ", COLORS[i % COLORS.len()], esc(&m.model));
+        let _ = write!(s, "<span><i style=\"background:{}\"></i>{}</span> ", color(i), esc(&m.model));
     }
     s.push_str("</p>");
     s
+}
+
+/// Where each point's label goes: beside its point, else moved up or down (then joined to it by
+/// a leader line) or to the other side, until it overlaps no label or point placed before and
+/// stays inside the plot. Returns per point `(x, y baseline, anchored at its end)`.
+fn place_labels(points: &[(f64, f64)], labels: &[String], size: f64) -> Vec<(f64, f64, bool)> {
+    const RADIUS: f64 = 6.0;
+    let mut taken: Vec<Rect> = points.iter().map(|&(x, y)| Rect { x0: x - RADIUS, y0: y - RADIUS, x1: x + RADIUS, y1: y + RADIUS }).collect();
+    let bounds = Rect { x0: 2.0, y0: 2.0, x1: W - 2.0, y1: H - B - 2.0 };
+    let inside = |r: &Rect| r.x0 >= bounds.x0 && r.x1 <= bounds.x1 && r.y0 >= bounds.y0 && r.y1 <= bounds.y1;
+    // Top to bottom, so that labels of points sharing a place stack in order.
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| points[a].1.total_cmp(&points[b].1).then(points[a].0.total_cmp(&points[b].0)));
+    let mut out = vec![(0.0, 0.0, false); points.len()];
+    for i in order {
+        let (px, py) = points[i];
+        let own = taken[i];
+        let mut chosen = None;
+        'search: for k in 0..24 {
+            let dy = (k as f64 / 2.0).ceil() * if k % 2 == 0 { 1.0 } else { -1.0 } * (size + 2.0);
+            for end in [false, true] {
+                let x = if end { px - RADIUS - 3.0 } else { px + RADIUS + 3.0 };
+                let y = py + 0.35 * size + dy;
+                let r = Rect::of_text(&labels[i], size, x, y, end);
+                if inside(&r) && !taken.iter().any(|t| *t != own && t.overlaps(&r)) {
+                    chosen = Some((x, y, end, r));
+                    break 'search;
+                }
+            }
+        }
+        let (x, y, end, r) = chosen.unwrap_or_else(|| {
+            let end = px + RADIUS + 3.0 + text_width(&labels[i], size) > bounds.x1;
+            let x = if end { px - RADIUS - 3.0 } else { px + RADIUS + 3.0 };
+            (x, py + 0.35 * size, end, Rect::of_text(&labels[i], size, x, py + 0.35 * size, end))
+        });
+        taken.push(r);
+        out[i] = (x, y, end);
+    }
+    out
+}
+
+/// An axis from 0 past `max` in round steps (1, 2, 2.5 or 5 × a power of ten, at most five
+/// of them): `(end, step, decimals to print)`.
+fn ticks(max: f64) -> (f64, f64, usize) {
+    let max = if max > 0.0 { max } else { 1.0 };
+    let raw = max * 1.05 / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let m = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().find(|m| m * mag >= raw).unwrap_or(10.0);
+    let step = m * mag;
+    let end = (max * 1.05 / step).ceil() * step;
+    let decimals = (-(step.log10().floor())).max(0.0) as usize + (m == 2.5) as usize;
+    (end, step, decimals)
 }
 
 fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]) -> String {
@@ -87,21 +189,48 @@ fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]
         return format!("<figure><figcaption>{}</figcaption><p>No data: scored predictions have no model file or timings.</p></figure>", esc(title));
     }
     let mut s = axes(title, x_label, "EX %");
-    let max = xs.iter().flatten().copied().fold(0.0, f64::max).max(1e-9) * 1.1;
-    for k in 0..=4 {
-        let v = max * k as f64 / 4.0;
-        let x = L + (W - L - 20.0) * k as f64 / 4.0;
-        let _ = write!(s, "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{}</text>", H - B + 14.0, if max < 10.0 { format!("{v:.2}") } else { format!("{v:.0}") });
+    let (max, step, decimals) = ticks(xs.iter().flatten().copied().fold(0.0, f64::max));
+    for k in 0..=(max / step).round() as usize {
+        let v = k as f64 * step;
+        let x = L + (R - L) * v / max;
+        let _ = write!(s, "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v:.decimals$}</text>", H - B + 14.0);
     }
-    for (i, (m, x)) in summaries.iter().zip(xs).enumerate() {
-        let Some(x) = x else { continue };
-        let px = L + (W - L - 20.0) * x / max;
-        let py = y_of(m.ex);
-        let _ = write!(s, "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"6\" fill=\"{}\"><title>{}: {x:.2}, {:.1}%</title></circle>", COLORS[i % COLORS.len()], esc(&m.model), m.ex);
-        let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\">{}</text>", px + 8.0, py - 6.0, esc(&m.model));
+    let shown: Vec<(usize, f64)> = xs.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
+    let points: Vec<(f64, f64)> = shown.iter().map(|&(i, x)| (L + (R - L) * x / max, y_of(summaries[i].ex))).collect();
+    let labels: Vec<String> = shown.iter().map(|&(i, _)| summaries[i].model.clone()).collect();
+    let places = place_labels(&points, &labels, 10.0);
+    for (k, (((i, x), (px, py)), (lx, ly, end))) in shown.iter().zip(&points).zip(&places).enumerate() {
+        let m = &summaries[*i];
+        // Points on the same spot are drawn smaller each, as rings, so every colour shows.
+        let under = points[..k].iter().filter(|(qx, qy)| (qx - px).abs() < 3.0 && (qy - py).abs() < 3.0).count();
+        let r = 6.0 * 0.7f64.powi(under as i32);
+        let _ = write!(s, "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{r:.1}\" fill=\"{}\" stroke=\"#fff\"><title>{}: {x:.2}, {:.1}%</title></circle>", color(*i), esc(&m.model), m.ex);
+        if (ly - 3.5 - py).abs() > 6.0 {
+            // Moved away from its point: join them.
+            let _ = write!(s, "<line x1=\"{px:.1}\" y1=\"{py:.1}\" x2=\"{lx:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"0.8\"/>", ly - 3.5, color(*i));
+        }
+        let anchor = if *end { " text-anchor=\"end\"" } else { "" };
+        let _ = write!(s, "<text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"10\"{anchor}>{}</text>", esc(&m.model));
     }
     s.push_str("</svg></figure>");
     s
+}
+
+/// A legend of coloured swatches flowing from `(x, y)` (first baseline) and wrapping before
+/// `right`; returns it and the height it reaches.
+fn swatches(names: &[&String], x: f64, y: f64, right: f64) -> (String, f64) {
+    let mut s = String::new();
+    let (mut lx, mut ly) = (x, y);
+    for (i, name) in names.iter().enumerate() {
+        let item = 16.0 + text_width(name, 11.0) + 18.0;
+        if lx > x && lx + item > right {
+            lx = x;
+            ly += 20.0;
+        }
+        let _ = write!(s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"11\">{}</text>", ly - 10.0, color(i), lx + 16.0, esc(name));
+        lx += item;
+    }
+    (s, ly + 10.0)
 }
 
 fn ended_by(summaries: &[Summary]) -> String {
@@ -113,71 +242,318 @@ fn ended_by(summaries: &[Summary]) -> String {
             }
         }
     }
-    let row = 28.0;
-    let h = 30.0 + row * summaries.len() as f64 + 20.0 * kinds.len().div_ceil(3) as f64;
-    let mut s = format!("<figure><figcaption>How episodes ended</figcaption><svg viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" role=\"img\">");
-    let x0 = 160.0;
-    for (mi, m) in summaries.iter().enumerate() {
-        let y = 10.0 + mi as f64 * row;
-        let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{}</text>", x0 - 6.0, y + 15.0, esc(&m.model));
+    // Each model's name on a line of its own above its bar, so no name is cut to fit a margin.
+    let widest = summaries.iter().map(|m| text_width(&m.model, 11.0)).fold(0.0, f64::max);
+    let w = W.max(widest + 20.0);
+    let (bar_x, bar_w, row) = (10.0, w - 30.0, 44.0);
+    let mut s = String::new();
+    let mut y = 0.0;
+    for m in summaries {
+        let _ = write!(s, "<text x=\"{bar_x}\" y=\"{:.1}\" font-size=\"11\">{}</text>", y + 13.0, esc(&m.model));
         let total: usize = m.ended_by.values().sum();
-        let mut x = x0;
+        let mut x = bar_x;
         for (ki, k) in kinds.iter().enumerate() {
             let n = *m.ended_by.get(*k).unwrap_or(&0);
             if n == 0 || total == 0 {
                 continue;
             }
-            let w = (W - x0 - 20.0) * n as f64 / total as f64;
-            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"20\" fill=\"{}\"><title>{}: {n}</title></rect>", COLORS[ki % COLORS.len()], esc(k));
-            x += w;
+            let seg = bar_w * n as f64 / total as f64;
+            let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{seg:.1}\" height=\"20\" fill=\"{}\"><title>{}: {n} of {total}</title></rect>", y + 18.0, color(ki), esc(k));
+            let count = n.to_string();
+            if text_width(&count, 10.0) + 6.0 < seg {
+                let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#fff\" text-anchor=\"middle\">{count}</text>", x + seg / 2.0, y + 32.0);
+            }
+            x += seg;
         }
+        y += row;
     }
-    for (ki, k) in kinds.iter().enumerate() {
-        let lx = 20.0 + (ki % 3) as f64 * 210.0;
-        let ly = 20.0 + row * summaries.len() as f64 + 20.0 * (ki / 3) as f64;
-        let _ = write!(s, "<rect x=\"{lx}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text>", ly - 10.0, COLORS[ki % COLORS.len()], lx + 16.0, ly, esc(k));
-    }
-    s.push_str("</svg></figure>");
-    s
+    let (legend, h) = swatches(&kinds, bar_x, y + 14.0, w - 10.0);
+    s.push_str(&legend);
+    format!("<figure><figcaption>How episodes ended (count of episodes by model)</figcaption><svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\">{s}</svg></figure>")
 }
 
-fn table(summaries: &[Summary], pairs: &[Paired]) -> String {
+fn table(summaries: &[Summary]) -> String {
     let mut s = String::from("<table><tr><th>model</th><th>n</th><th>EX %</th><th>95% CI</th><th>reward</th><th>F1</th><th>tool calls</th><th>turns</th><th>gold tables opened %</th><th>literals seen %</th><th>tokens decoded</th><th>generated</th><th>s / episode</th><th>gen tok/s</th><th>gold failed</th></tr>");
-    for m in summaries {
+    for (i, m) in summaries.iter().enumerate() {
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}–{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
-            esc(&m.model), m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}–{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
+            color(i), esc(&m.model), m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
             m.opened_all_gold_tables, m.gold_literals_seen, m.decoded_tokens_per_episode, m.generated_tokens_per_episode,
             m.seconds_per_episode, m.generated_tokens_per_second, m.gold_failed
         );
     }
     s.push_str("</table>");
-    for p in pairs {
+    s
+}
+
+/// Each paired comparison in words, the questions they disagree on linked to their rows.
+fn pairs(summary: &SummaryFile) -> String {
+    let mut s = String::new();
+    for p in &summary.paired {
+        let agreement = if p.disagreements.is_empty() {
+            esc(&p.agreement())
+        } else {
+            let links: Vec<String> = p.disagreements.iter().map(|(id, ..)| format!("<a href=\"#{}\">{}</a>", question_anchor(id), esc(id))).collect();
+            format!("they disagree on {}: {}", p.disagreements.len(), links.join(", "))
+        };
         let _ = write!(
             s,
-            "<p>{} − {}: <b>{:+.1}</b> points EX (95% CI {:+.1} to {:+.1}) on {} common questions; they disagree on {}: {}</p>",
-            esc(&p.b), esc(&p.a), p.diff, p.diff_ci.0, p.diff_ci.1, p.n, p.disagreements.len(),
-            esc(&p.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", "))
+            "<p>{} − {}: <b>{:+.1}</b> points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {agreement}</p>",
+            esc(&p.b), esc(&p.a), p.diff, p.diff_ci.0, p.diff_ci.1, p.n
         );
     }
     s
 }
 
-/// The report. `models` maps a model label to `{"bytes": file size, ...}` (from `models.json`).
-pub fn report(summaries: &[Summary], pairs: &[Paired], models: &serde_json::Value) -> String {
-    let gb: Vec<Option<f64>> = summaries.iter().map(|m| models.get(&m.model).and_then(|v| v["bytes"].as_f64()).map(|b| b / 1e9)).collect();
-    let secs: Vec<Option<f64>> = summaries.iter().map(|m| Some(m.seconds_per_episode)).collect();
+/// The runs table: file size, parameters, and each model's last run (speed, memory).
+fn runs(summary: &SummaryFile) -> String {
+    let rows: Vec<(usize, [String; 8])> = summary.models.iter().enumerate().filter_map(|(i, m)| report::run_cells(&summary.runs, m).map(|c| (i, c))).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h2>Runs</h2><table><tr><th>model</th>");
+    for c in report::RUN_COLUMNS {
+        let _ = write!(s, "<th>{}</th>", esc(c));
+    }
+    s.push_str("</tr>");
+    for (i, cells) in rows {
+        let _ = write!(s, "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td>", color(i), esc(&summary.models[i].model));
+        for c in cells {
+            let _ = write!(s, "<td>{}</td>", esc(&c));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table><p class=\"note\">Speed and memory are of each model's last run into this folder; a resumed run counts only the episodes it ran.</p>");
+    s
+}
+
+/// The `id` attribute of a question's row.
+fn question_anchor(id: &str) -> String {
+    let safe: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    format!("q-{safe}")
+}
+
+/// Tool results longer than this are cut in the report (the whole text is in `episodes.jsonl`).
+const RESULT_CHARS: usize = 2_000;
+
+fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        None => esc(text),
+        Some((cut, _)) => format!("{}<span class=\"cut\">… {} more characters in episodes.jsonl</span>", esc(&text[..cut]), text[cut..].chars().count()),
+    }
+}
+
+/// An episode, turn by turn: what the model wrote, each tool call and what it returned.
+fn trace(e: &Episode) -> String {
+    let mut s = format!(
+        "<details><summary>episode trace: {} turn{}, {} tool call{}, {} tokens decoded, {:.1} s</summary><div class=\"trace\">",
+        e.turns.len(),
+        if e.turns.len() == 1 { "" } else { "s" },
+        e.tool_calls,
+        if e.tool_calls == 1 { "" } else { "s" },
+        e.tokens.decoded_tokens,
+        e.seconds
+    );
+    for t in &e.turns {
+        let finish = match t.finish {
+            crate::generate::Finish::Stop => "stop",
+            crate::generate::Finish::Length => "token limit",
+        };
+        let _ = write!(
+            s,
+            "<div class=\"turn\"><div class=\"head\">turn {}{} · {} tokens · {finish} · {:.1} s</div><pre>{}</pre>",
+            t.index,
+            if t.final_turn { " (final answer)" } else { "" },
+            t.tokens,
+            t.seconds,
+            esc(&t.completion)
+        );
+        for c in &t.calls {
+            let args = if c.args.is_null() { String::new() } else { c.args.to_string() };
+            let _ = write!(
+                s,
+                "<div class=\"call {}\"><code>{}({})</code> {}<pre>{}</pre></div>",
+                if c.ok { "ok" } else { "bad" },
+                esc(&c.tool),
+                esc(&args),
+                if c.ok { "→" } else { "→ error" },
+                clip(&c.result, RESULT_CHARS)
+            );
+        }
+        s.push_str("</div>");
+    }
+    let opened = if e.tables_opened.is_empty() { "none".to_string() } else { e.tables_opened.join(", ") };
+    let _ = write!(s, "<p class=\"note\">ended by {}; tables opened: {}</p></div></details>", esc(e.ended_by.as_str()), esc(&opened));
+    s
+}
+
+/// One model's answer to one question.
+fn answer(r: Option<&Record>) -> String {
+    let Some(r) = r else {
+        return "<td class=\"none\">not run</td>".into();
+    };
+    if !r.gold_ok {
+        return format!("<td class=\"none\">gold query failed: {}</td>", esc(r.gold_error.as_deref().unwrap_or("")));
+    }
+    let (class, mark) = if r.correct { ("right", "✓ right") } else { ("wrong", "✗ wrong") };
+    let mut s = format!("<td class=\"{class}\"><span class=\"mark\">{mark}</span>");
+    let mut facts = Vec::new();
+    if !r.correct && r.executed {
+        facts.push(format!("ran, F1 {:.2}", r.f1));
+    } else if !r.correct && r.sql.is_some() {
+        facts.push("did not run".to_string());
+    }
+    if let Some(e) = &r.ended_by {
+        facts.push(format!("ended by {e}"));
+    }
+    if !facts.is_empty() {
+        let _ = write!(s, " <small>{}</small>", esc(&facts.join(" · ")));
+    }
+    match &r.sql {
+        Some(sql) => {
+            let _ = write!(s, "<pre class=\"sql\">{}</pre>", esc(sql));
+        }
+        None => s.push_str("<p><em>no SQL</em></p>"),
+    }
+    if let Some(e) = &r.episode {
+        s.push_str(&trace(e));
+    }
+    s.push_str("</td>");
+    s
+}
+
+/// One question's row: id, difficulty, text, evidence and gold SQL, then each model's answer.
+fn question_row(id: &str, rs: &[Option<&Record>]) -> String {
+    let any = rs.iter().flatten().next().copied();
+    let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok).map(|r| r.correct).collect();
+    let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
+    let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
+    let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));
+    let mut s = format!("<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>", question_anchor(id), if differ { " class=\"differ\"" } else { "" }, esc(id));
+    if differ {
+        s.push_str(" <span class=\"mark\">≠</span>");
+    }
+    if let Some(d) = any.and_then(|r| r.difficulty.as_deref()) {
+        let _ = write!(s, " <small>{}</small>", esc(d));
+    }
+    if let Some(t) = text {
+        let _ = write!(s, "<p>{}</p>", esc(&t));
+    }
+    if let Some(ev) = episode.and_then(|e| e.evidence.as_deref()) {
+        let _ = write!(s, "<p class=\"note\"><b>evidence</b> {}</p>", esc(ev));
+    }
+    if let Some(g) = any.and_then(|r| r.gold_sql.as_deref()) {
+        let _ = write!(s, "<div class=\"note\">gold</div><pre class=\"sql gold\">{}</pre>", esc(g));
+    }
+    s.push_str("</td>");
+    for r in rs {
+        s.push_str(&answer(*r));
+    }
+    s.push_str("</tr>");
+    s
+}
+
+/// Every question: its text and gold SQL, then each model's SQL, mark and trace. Questions
+/// where the models disagree are marked and listed in the comparison above.
+fn questions(summaries: &[Summary], records: &[Record]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut by: HashMap<(&str, &str), &Record> = HashMap::new();
+    for r in records {
+        if seen.insert(r.id.as_str()) {
+            ids.push(&r.id);
+        }
+        by.entry((r.model.as_str(), r.id.as_str())).or_insert(r);
+    }
+    let mut s = String::from(
+        "<h2>Questions</h2><p class=\"note\">Each model's SQL and whether its result matched the gold query's; open a trace for the \
+         whole episode. Rows where the models disagree are marked ≠.</p><table class=\"questions\"><tr><th>question</th>",
+    );
+    for (i, m) in summaries.iter().enumerate() {
+        let _ = write!(s, "<th><i class=\"dot\" style=\"background:{}\"></i>{}</th>", color(i), esc(&m.model));
+    }
+    s.push_str("</tr>");
+    for id in ids {
+        let rs: Vec<Option<&Record>> = summaries.iter().map(|m| by.get(&(m.model.as_str(), id)).copied()).collect();
+        s.push_str(&question_row(id, &rs));
+    }
+    s.push_str("</table>");
+    s
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222} table{border-collapse:collapse;font-size:13px} \
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top} td:first-child,th:first-child{text-align:left;white-space:nowrap} \
+figure{margin:1.5em 0} figcaption{font-weight:600;margin-bottom:.4em} .legend i,.dot{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px} \
+.legend span{margin-right:1em;font-size:13px} .note{color:#555;font-size:13px} \
+table.questions td,table.questions th{text-align:left;max-width:34em} table.questions td.q{max-width:24em} pre.gold{background:#fff8e6} \
+td.right .mark{color:#1a7f37;font-weight:600} td.wrong .mark{color:#c62828;font-weight:600} td.none{color:#777} \
+tr.differ td.q{border-left:4px solid #f28e2b} tr.differ .q .mark{color:#f28e2b} \
+pre{white-space:pre-wrap;word-break:break-word;margin:.3em 0;font-size:12px} pre.sql{background:#f6f8fa;padding:4px} \
+details summary{cursor:pointer;color:#0550ae;font-size:12px} .trace{border-left:2px solid #ddd;padding-left:8px;margin:.3em 0} \
+.turn .head{font-size:12px;color:#555;margin-top:.4em} .turn>pre{max-height:24em;overflow:auto} .call{font-size:12px} .call pre{background:#fafafa;max-height:16em;overflow:auto} \
+.call.bad code{color:#c62828} .cut{color:#777;font-style:italic} h2{margin-top:1.6em}";
+
+/// The report of a results folder: its summary and records.
+pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
+    let models: &Models = &summary.runs;
+    let gb: Vec<Option<f64>> = summary.models.iter().map(|m| models.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
+    let secs: Vec<Option<f64>> = summary.models.iter().map(|m| Some(m.seconds_per_episode)).collect();
+    let questions_n = {
+        let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    };
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqale evaluation</title><style>\
-         body{{font-family:system-ui,sans-serif;margin:2em;color:#222}} table{{border-collapse:collapse;font-size:13px}} \
-         td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}} td:first-child,th:first-child{{text-align:left}} \
-         figure{{margin:1.5em 0}} figcaption{{font-weight:600;margin-bottom:.4em}} .legend i{{display:inline-block;width:12px;height:12px;margin-right:4px}} \
-         .legend span{{margin-right:1em;font-size:13px}}</style></head><body><h1>sqale evaluation</h1>{}{}{}{}{}</body></html>\n",
-        table(summaries, pairs),
-        bars(summaries),
-        scatter(summaries, "Accuracy against file size", "GGUF size (GB)", &gb),
-        scatter(summaries, "Accuracy against seconds per question", "seconds per episode", &secs),
-        ended_by(summaries)
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqale evaluation</title><style>{STYLE}</style></head><body>\
+         <h1>sqale evaluation</h1><p class=\"note\">{} model{}, {questions_n} question{}.</p>{}{}{}{}{}{}{}{}</body></html>\n",
+        summary.models.len(),
+        if summary.models.len() == 1 { "" } else { "s" },
+        if questions_n == 1 { "" } else { "s" },
+        table(&summary.models),
+        pairs(summary),
+        runs(summary),
+        bars(&summary.models),
+        scatter(&summary.models, "Accuracy against file size", "GGUF size (GB)", &gb),
+        scatter(&summary.models, "Accuracy against seconds per question", "seconds per episode", &secs),
+        ended_by(&summary.models),
+        questions(&summary.models, records)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_of_one_place_stack_without_overlap() {
+        let labels: Vec<String> = vec!["SmolLM2-135M-Instruct.Q4_1.gguf".into(), "SmolLM2-135M-Instruct-copy.Q4_1.gguf".into(), "third".into()];
+        let points = [(600.0, 100.0), (600.0, 100.0), (60.0, 255.0)];
+        let places = place_labels(&points, &labels, 10.0);
+        let rects: Vec<Rect> = places.iter().zip(&labels).map(|((x, y, end), l)| Rect::of_text(l, 10.0, *x, *y, *end)).collect();
+        for (i, a) in rects.iter().enumerate() {
+            assert!(a.x0 >= 0.0 && a.x1 <= W && a.y0 >= 0.0 && a.y1 <= H - B, "label {i} inside: {a:?}");
+            for b in &rects[i + 1..] {
+                assert!(!a.overlaps(b), "{a:?} {b:?}");
+            }
+        }
+        assert!(places[0].2 && places[1].2, "labels near the right edge go left of their point");
+    }
+
+    #[test]
+    fn axes_step_roundly() {
+        let close = |(a, b, c): (f64, f64, usize), (x, y, z): (f64, f64, usize)| (a - x).abs() < 1e-9 && (b - y).abs() < 1e-9 && c == z;
+        assert!(close(ticks(0.1), (0.125, 0.025, 3)), "{:?}", ticks(0.1));
+        assert!(close(ticks(2.0), (2.5, 0.5, 1)), "{:?}", ticks(2.0));
+        assert!(close(ticks(38.0), (40.0, 10.0, 0)), "{:?}", ticks(38.0));
+        let (end, step, _) = ticks(0.0);
+        assert!(end > 0.0 && step > 0.0);
+    }
+
+    #[test]
+    fn long_results_are_clipped_on_a_character_boundary() {
+        assert_eq!(clip("abc", 5), "abc");
+        assert!(clip("ééééé", 2).starts_with("éé<span"));
+    }
 }

@@ -3,11 +3,21 @@
 //! Results are one JSON line per episode (with the full trace), appended as episodes finish, so
 //! a run that is stopped resumes where it was: finished episodes are skipped. Each episode's
 //! seed is derived from the run's seed and the question id, so results do not depend on order.
+//!
+//! The modules, leaves first: [`question`] (a benchmark question), [`source`] (reading
+//! benchmarks: JSONL, BIRD, EHRSQL, and [`sqale`]'s parquet pair, with [`hub`] as the only
+//! network path), [`subset`] (schema-size copies), [`score`] (execution match), this module
+//! (running episodes into records), [`predictions`] (scoring SQL made elsewhere), [`report`]
+//! (summaries), [`html`] (the report page), and [`results`] (the results folder's files).
 
-pub mod bench;
 pub mod html;
+pub mod hub;
+pub mod predictions;
+pub mod question;
 pub mod report;
+pub mod results;
 pub mod score;
+pub mod source;
 pub mod sqale;
 pub mod subset;
 
@@ -18,11 +28,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::agent::{Agent, Episode, Settings};
+use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
 use crate::batched::{BatchedEngine, SlotGenerator};
 use crate::env::{Environment, Limits, Rows};
-use crate::generate::Generator;
-use bench::Question;
+use crate::generate::{GenerateError, Generator};
+pub use question::{normalize_id, Question, SourceError};
 
 /// One evaluated question, as written to `episodes.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -33,6 +43,12 @@ pub struct Record {
     pub id: String,
     /// Difficulty, if the benchmark has one.
     pub difficulty: Option<String>,
+    /// The question asked (absent in results written before it was recorded).
+    #[serde(default)]
+    pub question: Option<String>,
+    /// The gold SQL (absent in results written before it was recorded).
+    #[serde(default)]
+    pub gold_sql: Option<String>,
     /// Whether the gold query ran; questions whose gold fails are reported apart.
     pub gold_ok: bool,
     /// The gold query's error.
@@ -74,7 +90,15 @@ pub struct Record {
     /// The episode's seed.
     pub seed: u32,
     /// The whole episode (absent for scored-only predictions and failed gold queries).
-    pub episode: Option<serde_json::Value>,
+    pub episode: Option<Episode>,
+}
+
+impl Record {
+    /// What the model did, turn by turn: each completion with its tool calls (absent without an
+    /// episode). Two runs of a question took the same path when these are equal.
+    pub fn turn_signature(&self) -> Option<Vec<(&str, &[CallRecord])>> {
+        self.episode.as_ref().map(|e| e.turns.iter().map(|t| (t.completion.as_str(), t.calls.as_slice())).collect())
+    }
 }
 
 /// The KV cache each sequence of an evaluation needs: room for one episode of
@@ -111,10 +135,24 @@ pub fn read_records(results: &Path) -> Vec<Record> {
     std::io::BufReader::new(f).lines().map_while(Result::ok).filter_map(|l| serde_json::from_str(&l).ok()).collect()
 }
 
+/// What failed underneath a [`GoldError`].
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a gold query gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum GoldError {
+    /// Its database could not be opened.
+    #[error("{0}")]
+    Open(#[source] Cause),
+    /// The query failed (SQLite's message).
+    #[error("{0}")]
+    Query(#[source] Cause),
+}
+
 /// A gold query's result and the tables it reads.
 pub struct Gold {
     /// Its rows, or why it could not run.
-    pub rows: Result<Rows, String>,
+    pub rows: Result<Rows, GoldError>,
     /// The tables it reads (base tables behind views included).
     pub tables: Vec<String>,
 }
@@ -135,8 +173,11 @@ impl GoldCache {
     pub fn get(&mut self, q: &Question) -> &Gold {
         let limits = self.limits.clone();
         self.gold.entry(q.id.clone()).or_insert_with(|| match Environment::with_limits(&q.db, limits) {
-            Ok(mut env) => Gold { tables: env.tables_read(&q.gold_sql).unwrap_or_default(), rows: env.execute(&q.gold_sql).map_err(|e| e.to_string()) },
-            Err(e) => Gold { rows: Err(e.to_string()), tables: Vec::new() },
+            Ok(mut env) => Gold {
+                tables: env.tables_read(&q.gold_sql).unwrap_or_default(),
+                rows: env.execute(&q.gold_sql).map_err(|e| GoldError::Query(e.to_string().into())),
+            },
+            Err(e) => Gold { rows: Err(GoldError::Open(e.into())), tables: Vec::new() },
         })
     }
 
@@ -161,6 +202,8 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, l
         model: model.to_string(),
         id: q.id.clone(),
         difficulty: q.difficulty.clone(),
+        question: Some(q.question.clone()),
+        gold_sql: Some(q.gold_sql.clone()),
         gold_ok: true,
         gold_error: None,
         sql: sql.map(str::to_string),
@@ -184,7 +227,7 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, l
     match &gold.rows {
         Err(e) => {
             r.gold_ok = false;
-            r.gold_error = Some(e.clone());
+            r.gold_error = Some(e.to_string());
         }
         Ok(rows) => match Environment::with_limits(&q.db, limits.clone()) {
             Ok(mut env) => {
@@ -205,7 +248,7 @@ pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Quest
     let limits = agent.settings().limits.clone();
     let ep: Episode = agent
         .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
-        .map_err(|e| EvalError::Episode { id: q.id.clone(), reason: e.to_string() })?;
+        .map_err(|source| EvalError::Episode { id: q.id.clone(), source })?;
     let mut record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
     record.ended_by = Some(ep.ended_by.as_str().to_string());
     record.tool_calls = ep.tool_calls;
@@ -226,7 +269,7 @@ pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Quest
         .join("\n");
     record.gold_literals = literals.len();
     record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
-    record.episode = serde_json::to_value(&ep).ok();
+    record.episode = Some(ep);
     Ok(record)
 }
 
@@ -269,7 +312,7 @@ pub fn run(
     let work = |q: &Question, gen: &mut SlotGenerator<'_>| -> Result<Record, EvalError> {
         let mut s = settings.clone();
         s.seed = episode_seed(seed, &q.id);
-        let g = gold.computed(&q.id).ok_or_else(|| EvalError::Episode { id: q.id.clone(), reason: "gold result missing".into() })?;
+        let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
         episode_record(&mut Agent::new(gen, s), model, q, g)
     };
     engine
@@ -281,7 +324,7 @@ pub fn run(
                 failure = Some(e);
             }
         })
-        .map_err(|e| EvalError::Episode { id: String::new(), reason: e.to_string() })?;
+        .map_err(EvalError::Engine)?;
     match failure {
         Some(e) => Err(e),
         None => Ok(total),
@@ -337,12 +380,22 @@ pub enum EvalError {
         source: std::io::Error,
     },
     /// An episode could not run (not a model mistake: those are scored).
-    #[error("question {id}: {reason}")]
+    #[error("question {id}: {source}")]
     Episode {
         /// The question.
         id: String,
         /// Why.
-        reason: String,
+        #[source]
+        source: AgentError,
+    },
+    /// The batched engine failed while running episodes.
+    #[error("running episodes: {0}")]
+    Engine(#[source] GenerateError),
+    /// A question reached the engine before its gold result was computed (a bug).
+    #[error("question {id}: its gold result was not computed before its episode")]
+    GoldMissing {
+        /// The question.
+        id: String,
     },
 }
 
@@ -356,6 +409,20 @@ mod tests {
             string_literals(r#"SELECT "it's" FROM t WHERE a = 'O''Brien' AND b IN ('x', 'x', '') AND c = 'y'"#),
             ["O'Brien", "x", "y"]
         );
+    }
+
+    #[test]
+    fn records_written_before_typed_episodes_still_read() {
+        // As the first versions wrote it: the episode through `serde_json::Value` (keys sorted),
+        // no question or gold SQL in the record.
+        let line = r#"{"model":"m.gguf","id":"q1","difficulty":"simple","gold_ok":true,"gold_error":null,"sql":"SELECT 1","ended_by":"submit_sql","correct":true,"executed":true,"f1":1.0,"reward":3.0,"tool_calls":1,"turns":1,"decoded_tokens":700,"generated_tokens":20,"seconds":0.5,"gold_tables":["customers"],"opened_all_gold_tables":true,"gold_literals":0,"gold_literals_seen":0,"seed":9,"episode":{"db":"demo.sqlite","ended_by":"submit_sql","evidence":null,"prompt_hash":"ab","prompt_source":"builtin","question":"How many?","seconds":0.5,"seed":9,"sql":"SELECT 1","sql_source":"submit","tables_opened":["customers"],"tokens":{"context_tokens":720,"decoded_tokens":700,"generate_seconds":0.2,"generated_tokens":20,"prefill_seconds":0.3,"reused_tokens":0},"tool_calls":1,"tool_turns":1,"turns":[{"calls":[{"args":{"sql":"SELECT 1"},"ok":true,"result":"submitted","tool":"submit_sql"}],"completion":"<tool_call>","final_turn":false,"finish":"stop","index":1,"seconds":0.4,"tokens":20}]}}"#;
+        let r: Record = serde_json::from_str(line).unwrap();
+        assert_eq!((r.question.as_deref(), r.gold_sql.as_deref()), (None, None));
+        let e = r.episode.as_ref().unwrap();
+        assert_eq!((e.ended_by, e.turns[0].calls[0].tool.as_str()), (crate::agent::EndedBy::SubmitSql, "submit_sql"));
+        assert_eq!(r.turn_signature().unwrap(), [("<tool_call>", e.turns[0].calls.as_slice())]);
+        let again: Record = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(again.turn_signature(), r.turn_signature(), "written and read back the same");
     }
 
     #[test]

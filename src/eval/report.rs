@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::results::Models;
 use super::Record;
 
 /// Wilson 95% interval of a proportion, in percent.
@@ -20,7 +21,7 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
 }
 
 /// One model's summary (over questions whose gold query ran).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     pub model: String,
     /// Questions scored.
@@ -104,7 +105,7 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
 }
 
 /// Model `b` against model `a` on the questions both answered.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Paired {
     pub a: String,
     pub b: String,
@@ -116,6 +117,45 @@ pub struct Paired {
     pub diff_ci: (f64, f64),
     /// Ids where exactly one is correct: (id, a correct, b correct).
     pub disagreements: Vec<(String, bool, bool)>,
+}
+
+impl Paired {
+    /// The comparison in words, as the reports print it: `b − a: +5.0 points EX (95% CI …) on
+    /// 20 common questions; they disagree on 2: q3, q7` (or `they agree on every one`).
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {}",
+            self.b, self.a, self.diff, self.diff_ci.0, self.diff_ci.1, self.n, self.agreement()
+        )
+    }
+
+    /// Where the two differ: `they disagree on 2: q3, q7`, or `they agree on every one`.
+    pub fn agreement(&self) -> String {
+        match self.disagreements.len() {
+            0 if self.n == 0 => "there is nothing to compare".into(),
+            0 => "they agree on every one".into(),
+            k => format!("they disagree on {k}: {}", self.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")),
+        }
+    }
+}
+
+/// A parameter count for people: `134.5 M`, `1.88 B`.
+pub fn params(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.2} B", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1} M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.1} K", n / 1e3)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// Bytes in MiB, for the runs tables.
+pub fn mib(bytes: u64) -> String {
+    format!("{:.0}", bytes as f64 / 1048576.0)
 }
 
 /// Paired comparison of every model against the first.
@@ -168,41 +208,40 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
         }
     }
     for p in pairs {
-        s.push_str(&format!(
-            "\n{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; they disagree on {}: {}\n",
-            p.b, p.a, p.diff, p.diff_ci.0, p.diff_ci.1, p.n, p.disagreements.len(),
-            p.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")
-        ));
+        s.push_str(&format!("\n{}\n", p.sentence()));
     }
     s
 }
 
-/// The runs behind the summaries (from `models.json`): file size, parameters, the last run's
-/// `--parallel`, episodes per minute, aggregate generated tokens/s and peak memory, and the
-/// compute per question (2 × parameters × tokens decoded per episode).
-pub fn runs_markdown(models: &serde_json::Value, summaries: &[Summary]) -> String {
-    let mut s = String::from("| model | file MiB | parameters | parallel | episodes | episodes/min | gen tok/s (all episodes) | peak MiB | TFLOPs/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-    let mib = |v: &serde_json::Value| v.as_f64().map(|b| format!("{:.0}", b / 1048576.0)).unwrap_or_else(|| "–".into());
+/// One model's run as the runs tables show it: file MiB, parameters, `--parallel`, episodes,
+/// episodes/min, aggregate generated tokens/s, peak MiB, and the compute per question
+/// (2 × parameters × tokens decoded per episode, TFLOPs); `–` where unknown.
+pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 8]> {
+    let info = models.get(&summary.model)?;
+    let run = info.last_run.clone().unwrap_or_default();
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+    Some([
+        mib(info.bytes),
+        params(info.params),
+        or_dash(info.last_run.as_ref().map(|r| r.parallel.to_string())),
+        run.episodes.to_string(),
+        or_dash(run.episodes_per_minute().map(|v| format!("{v:.2}"))),
+        or_dash(run.generated_tokens_per_second().map(|v| format!("{v:.1}"))),
+        or_dash(run.peak_rss_bytes.map(mib)),
+        format!("{:.4}", 2.0 * info.params as f64 * summary.decoded_tokens_per_episode / 1e12),
+    ])
+}
+
+/// The column names of [`run_cells`], after `model`.
+pub const RUN_COLUMNS: [&str; 8] = ["file MiB", "parameters", "parallel", "episodes", "episodes/min", "gen tok/s (all episodes)", "peak MiB", "TFLOPs/question"];
+
+/// The runs behind the summaries (from `models.json`) as a Markdown table ([`run_cells`]).
+pub fn runs_markdown(models: &Models, summaries: &[Summary]) -> String {
+    let mut s = format!("| model | {} |\n|---|{}\n", RUN_COLUMNS.join(" | "), "--:|".repeat(RUN_COLUMNS.len()));
     for m in summaries {
-        let Some(info) = models.get(&m.model) else { continue };
-        let run = &info["last_run"];
-        let params = info["params"].as_f64().unwrap_or(0.0);
-        let secs = run["seconds"].as_f64().unwrap_or(0.0);
-        let per_min = |n: f64| if secs > 0.0 { format!("{:.2}", n * 60.0 / secs) } else { "–".into() };
-        let eps = run["episodes"].as_f64().unwrap_or(0.0);
-        let gen = run["generated_tokens"].as_f64().unwrap_or(0.0);
-        s.push_str(&format!(
-            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {:.4} |\n",
-            m.model,
-            mib(&info["bytes"]),
-            params,
-            run["parallel"].as_u64().map(|p| p.to_string()).unwrap_or_else(|| "–".into()),
-            eps,
-            per_min(eps),
-            if secs > 0.0 { format!("{:.1}", gen / secs) } else { "–".into() },
-            mib(&run["peak_rss_bytes"]),
-            2.0 * params * m.decoded_tokens_per_episode / 1e12,
-        ));
+        if let Some(cells) = run_cells(models, m) {
+            s.push_str(&format!("| {} | {} |\n", m.model, cells.join(" | ")));
+        }
     }
     s
 }
@@ -231,5 +270,20 @@ mod tests {
         assert!(lo < 44.0 && hi > 44.0);
         assert!((lo - 34.7).abs() < 0.2 && (hi - 53.8).abs() < 0.2, "{lo} {hi}");
         assert_eq!(wilson(0, 0), (0.0, 0.0));
+    }
+
+    #[test]
+    fn parameters_read_as_people_write_them() {
+        assert_eq!(params(134_515_008), "134.5 M");
+        assert_eq!(params(1_881_825_280), "1.88 B");
+        assert_eq!(params(900), "900");
+    }
+
+    #[test]
+    fn agreement_has_no_dangling_colon() {
+        let mut p = Paired { a: "a".into(), b: "b".into(), n: 3, diff: 0.0, diff_ci: (0.0, 0.0), disagreements: vec![] };
+        assert!(p.sentence().ends_with("they agree on every one"), "{}", p.sentence());
+        p.disagreements = vec![("q1".into(), true, false), ("q3".into(), false, true)];
+        assert!(p.sentence().ends_with("they disagree on 2: q1, q3"), "{}", p.sentence());
     }
 }

@@ -23,7 +23,7 @@ fn canonical(v: &Value) -> String {
         Value::Real(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => format!("#{}", *f as i64),
         Value::Real(f) => format!("#{:.11e}", f),
         Value::Text(t) => format!("T{t}"),
-        Value::Blob(b) => format!("B{}", b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+        Value::Blob(b) => format!("B{}", crate::hash::hex(b)),
     }
 }
 

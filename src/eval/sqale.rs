@@ -23,9 +23,8 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::{Field, Row};
 use rusqlite::{params_from_iter, Connection};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use super::bench::{BenchError, Question};
+use super::question::{Question, SourceError};
 use crate::env::quote_ident;
 
 /// Which of the eight phrasings to ask.
@@ -43,15 +42,26 @@ impl Default for Phrasing {
     }
 }
 
-impl std::str::FromStr for Phrasing {
-    type Err = String;
+/// Why a phrasing could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PhrasingError {
+    /// `0`: phrasings are numbered from 1.
+    #[error("phrasings are numbered from 1 (1-8)")]
+    Zero,
+    /// Nothing given.
+    #[error("a phrasing is a number (1-8) or a style name")]
+    Empty,
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for Phrasing {
+    type Err = PhrasingError;
+
+    fn from_str(s: &str) -> Result<Self, PhrasingError> {
         match s.trim().parse::<usize>() {
-            Ok(0) => Err("--phrasing counts from 1".into()),
+            Ok(0) => Err(PhrasingError::Zero),
             Ok(n) => Ok(Phrasing::Index(n)),
             Err(_) if !s.trim().is_empty() => Ok(Phrasing::Style(s.trim().to_string())),
-            Err(_) => Err("--phrasing takes a number (1-8) or a style name".into()),
+            Err(_) => Err(PhrasingError::Empty),
         }
     }
 }
@@ -108,14 +118,14 @@ fn json(field: &Field) -> Value {
     }
 }
 
-fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, BenchError> {
+fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
     if path.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut files = Vec::new();
     let mut stack = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| BenchError::Io { path: dir.clone(), source: e })?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| SourceError::Io { path: dir.clone(), source: e })?;
         for entry in entries.flatten() {
             let p = entry.path();
             if p.is_dir() {
@@ -127,16 +137,16 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, BenchError> {
     }
     files.sort();
     if files.is_empty() {
-        return Err(BenchError::Format { path: path.to_path_buf(), line: 0, reason: "no .parquet files here".into() });
+        return Err(SourceError::Format { path: path.to_path_buf(), line: 0, reason: "no .parquet files here".into() });
     }
     Ok(files)
 }
 
 /// Every row of every parquet file under `path`, handed to `each` in file order.
-fn for_each_row(path: &Path, each: &mut dyn FnMut(&Path, Row) -> Result<(), BenchError>) -> Result<(), BenchError> {
+fn for_each_row(path: &Path, each: &mut dyn FnMut(&Path, Row) -> Result<(), SourceError>) -> Result<(), SourceError> {
     for file in parquet_files(path)? {
-        let bad = |reason: String| BenchError::Format { path: file.clone(), line: 0, reason };
-        let f = File::open(&file).map_err(|e| BenchError::Io { path: file.clone(), source: e })?;
+        let bad = |reason: String| SourceError::Format { path: file.clone(), line: 0, reason };
+        let f = File::open(&file).map_err(|e| SourceError::Io { path: file.clone(), source: e })?;
         let reader = SerializedFileReader::new(f).map_err(|e| bad(format!("not a readable parquet file: {e}")))?;
         let rows = reader.get_row_iter(None).map_err(|e| bad(e.to_string()))?;
         for row in rows {
@@ -146,11 +156,11 @@ fn for_each_row(path: &Path, each: &mut dyn FnMut(&Path, Row) -> Result<(), Benc
     Ok(())
 }
 
-fn read_queries(path: &Path) -> Result<Vec<QueryRow>, BenchError> {
+fn read_queries(path: &Path) -> Result<Vec<QueryRow>, SourceError> {
     let mut out: Vec<QueryRow> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for_each_row(path, &mut |file, row| {
-        let missing = |what: &str| BenchError::Format {
+        let missing = |what: &str| SourceError::Format {
             path: file.to_path_buf(),
             line: 0,
             reason: format!("the queries dataset has no {what} column (columns: {})", row.get_column_iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")),
@@ -211,18 +221,18 @@ pub fn load(
     keep: &dyn Fn(usize) -> bool,
     cache: &Path,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<Question>, BenchError> {
+) -> Result<Vec<Question>, SourceError> {
     let rows: Vec<QueryRow> = read_queries(&source.queries)?.into_iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, r)| r).collect();
     let needed: HashSet<String> = rows.iter().map(|r| r.schema_id.clone()).collect();
     let dbs = build_databases(&source.schemas, &needed, cache, progress)?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let question = pick(&r, phrasing).ok_or_else(|| BenchError::Format {
+        let question = pick(&r, phrasing).ok_or_else(|| SourceError::Format {
             path: source.queries.clone(),
             line: 0,
             reason: format!("question {} has no phrasing {phrasing:?} ({} phrasings)", r.id, r.phrasings.len()),
         })?;
-        let db = dbs.get(&r.schema_id).cloned().ok_or_else(|| BenchError::Format {
+        let db = dbs.get(&r.schema_id).cloned().ok_or_else(|| SourceError::Format {
             path: source.schemas.clone(),
             line: 0,
             reason: format!("schema {} (of question {}) is not in the schemas dataset", r.schema_id, r.id),
@@ -233,20 +243,23 @@ pub fn load(
 }
 
 /// Builds (or finds in `cache`) the database of every schema in `needed`.
-fn build_databases(schemas: &Path, needed: &HashSet<String>, cache: &Path, progress: &mut dyn FnMut(usize, usize)) -> Result<HashMap<String, PathBuf>, BenchError> {
+fn build_databases(schemas: &Path, needed: &HashSet<String>, cache: &Path, progress: &mut dyn FnMut(usize, usize)) -> Result<HashMap<String, PathBuf>, SourceError> {
     let mut out = HashMap::new();
     let mut built = 0;
     for_each_row(schemas, &mut |file, row| {
         let Some(id) = column(&row, &["schema_id"]).and_then(text) else {
-            return Err(BenchError::Format { path: file.to_path_buf(), line: 0, reason: "the schemas dataset has no schema_id column".into() });
+            return Err(SourceError::Format { path: file.to_path_buf(), line: 0, reason: "the schemas dataset has no schema_id column".into() });
         };
         if !needed.contains(&id) || out.contains_key(&id) {
             return Ok(());
         }
-        let bad = |reason: String| BenchError::Format { path: file.to_path_buf(), line: 0, reason: format!("schema {id}: {reason}") };
-        let ddl = column(&row, &["full_schema", "schema", "ddl"]).and_then(text).ok_or_else(|| bad("no full_schema".into()))?;
+        let ddl = column(&row, &["full_schema", "schema", "ddl"]).and_then(text).ok_or_else(|| SourceError::Format {
+            path: file.to_path_buf(),
+            line: 0,
+            reason: format!("schema {id}: no full_schema"),
+        })?;
         let content = column(&row, &["schema_content", "content"]).and_then(text).unwrap_or_else(|| "{}".into());
-        let path = build_database(&id, &ddl, &content, cache).map_err(bad)?;
+        let path = build_database(&id, &ddl, &content, cache).map_err(|source| SourceError::Build { path: file.to_path_buf(), schema_id: id.clone(), source })?;
         out.insert(id, path);
         built += 1;
         progress(built, needed.len());
@@ -255,29 +268,64 @@ fn build_databases(schemas: &Path, needed: &HashSet<String>, cache: &Path, progr
     Ok(out)
 }
 
+/// Why a SQaLe database could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The cache folder could not be written.
+    #[error("writing {path}: {source}")]
+    Write {
+        /// The folder or file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `schema_content` is not a JSON object of table name → list of row objects.
+    #[error("schema_content is not JSON of table -> rows ({0})")]
+    Content(#[source] serde_json::Error),
+    /// The DDL does not run in SQLite.
+    #[error("the DDL does not run in SQLite: {0}")]
+    Ddl(#[source] rusqlite::Error),
+    /// A row could not be inserted.
+    #[error("inserting into {table}: {source}")]
+    Insert {
+        /// The table.
+        table: String,
+        /// SQLite's reason.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// SQLite failed otherwise (opening the new file, the transaction).
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+}
+
 /// One schema's SQLite file, from its DDL and its rows (JSON: table → list of row objects).
 /// Cached under a name that changes with its content.
-pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -> Result<PathBuf, String> {
-    let mut h = Sha256::new();
-    h.update(ddl.as_bytes());
-    h.update([0]);
-    h.update(content.as_bytes());
-    let hex: String = h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -> Result<PathBuf, BuildError> {
+    let mut key = Vec::with_capacity(ddl.len() + content.len() + 1);
+    key.extend_from_slice(ddl.as_bytes());
+    key.push(0);
+    key.extend_from_slice(content.as_bytes());
+    let digest = crate::hash::sha256_hex(&key);
     let safe: String = schema_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-    let dest = cache.join(format!("{safe}-{hex}.sqlite"));
+    let dest = cache.join(format!("{safe}-{}.sqlite", &digest[..16]));
     if dest.is_file() {
         return Ok(dest);
     }
-    std::fs::create_dir_all(cache).map_err(|e| format!("creating {}: {e}", cache.display()))?;
-    let rows: BTreeMap<String, Vec<serde_json::Map<String, Value>>> =
-        serde_json::from_str(content).map_err(|e| format!("schema_content is not JSON of table -> rows ({e})"))?;
-    let tmp = tempfile::Builder::new().prefix(".sqale-").suffix(".sqlite").tempfile_in(cache).map_err(|e| e.to_string())?;
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| BuildError::Write { path, source }
+    };
+    std::fs::create_dir_all(cache).map_err(write_err(cache))?;
+    let rows: BTreeMap<String, Vec<serde_json::Map<String, Value>>> = serde_json::from_str(content).map_err(BuildError::Content)?;
+    let file = crate::atomic::AtomicFile::create(&dest).map_err(write_err(cache))?;
     {
-        let conn = Connection::open(tmp.path()).map_err(|e| e.to_string())?;
+        let conn = Connection::open(file.temp_path())?;
         // Rows are loaded in any table order; keys are declared, not enforced while loading.
-        conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;").map_err(|e| e.to_string())?;
-        let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
-        tx.execute_batch(ddl).map_err(|e| format!("the DDL does not run in SQLite: {e}"))?;
+        conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;")?;
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(ddl).map_err(BuildError::Ddl)?;
         for (table, list) in &rows {
             for row in list {
                 let cols: Vec<&String> = row.keys().collect();
@@ -290,12 +338,12 @@ pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -
                 let values = row.values().map(sql_value);
                 tx.prepare_cached(&sql)
                     .and_then(|mut s| s.execute(params_from_iter(values)))
-                    .map_err(|e| format!("inserting into {table}: {e}"))?;
+                    .map_err(|source| BuildError::Insert { table: table.clone(), source })?;
             }
         }
-        tx.commit().map_err(|e| e.to_string())?;
+        tx.commit()?;
     }
-    tmp.persist(&dest).map_err(|e| e.to_string())?;
+    file.commit().map_err(write_err(&dest))?;
     Ok(dest)
 }
 
@@ -336,7 +384,7 @@ mod tests {
         let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
         assert_eq!(build_database("schema_000001", ddl, content, dir.path()).unwrap(), p);
         assert_eq!(std::fs::metadata(&p).unwrap().modified().unwrap(), modified, "built once");
-        let err = build_database("s2", "CREATE TABLE (", "{}", dir.path()).unwrap_err();
+        let err = build_database("s2", "CREATE TABLE (", "{}", dir.path()).unwrap_err().to_string();
         assert!(err.contains("DDL"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "a failed build leaves no file");
     }

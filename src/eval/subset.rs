@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use rusqlite::{Connection, OpenFlags};
-use sha2::{Digest, Sha256};
 
 use crate::env::{quote_ident, read_only_uri, Environment};
 
@@ -32,10 +31,15 @@ pub enum SchemaCondition {
     Distractors(usize),
 }
 
-impl FromStr for SchemaCondition {
-    type Err = String;
+/// A schema size that is not `full`, `gold` or `distractors:N`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a schema size is full, gold or distractors:N (e.g. distractors:32), not {0:?}")]
+pub struct SchemaConditionError(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for SchemaCondition {
+    type Err = SchemaConditionError;
+
+    fn from_str(s: &str) -> Result<Self, SchemaConditionError> {
         match s.trim() {
             "full" => Ok(SchemaCondition::Full),
             "gold" => Ok(SchemaCondition::Gold),
@@ -43,7 +47,7 @@ impl FromStr for SchemaCondition {
                 .strip_prefix("distractors:")
                 .and_then(|n| n.trim().parse().ok())
                 .map(SchemaCondition::Distractors)
-                .ok_or_else(|| format!("--schema takes full, gold or distractors:N (e.g. distractors:32), got {other:?}")),
+                .ok_or_else(|| SchemaConditionError(other.to_string())),
         }
     }
 }
@@ -58,26 +62,31 @@ impl std::fmt::Display for SchemaCondition {
     }
 }
 
+/// What failed underneath a [`SubsetError`]: SQLite, the file system, or the environment.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
 /// Why a copy could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SubsetError {
     /// Reading the source database failed.
-    #[error("{path}: {reason}")]
+    #[error("{path}: {source}")]
     Source {
         /// The database.
         path: PathBuf,
         /// What failed.
-        reason: String,
+        #[source]
+        source: Cause,
     },
     /// Writing the copy failed.
-    #[error("writing a copy of {path} into {dir}: {reason} (is the results folder writable?)")]
+    #[error("writing a copy of {path} into {dir}: {source} (is the results folder writable?)")]
     Write {
         /// The source database.
         path: PathBuf,
         /// The cache folder.
         dir: PathBuf,
         /// What failed.
-        reason: String,
+        #[source]
+        source: Cause,
     },
 }
 
@@ -106,6 +115,7 @@ impl SplitMix {
 
 /// The seed of a question's copy: from the run seed and the question id.
 pub fn subset_seed(seed: u32, id: &str) -> u64 {
+    use sha2::{Digest, Sha256};
     let d = Sha256::digest(format!("subset:{seed}:{id}").as_bytes());
     u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
@@ -160,31 +170,31 @@ pub fn choose_tables(
 /// A copy of `source` holding `tables` (created in that order, with their rows and indexes,
 /// plus the views they fully support), cached in `dir`. Returns the copy's path.
 pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<PathBuf, SubsetError> {
-    let src_err = |reason: String| SubsetError::Source { path: source.to_path_buf(), reason };
-    let meta = std::fs::metadata(source).map_err(|e| src_err(e.to_string()))?;
-    let mut h = Sha256::new();
-    h.update(source.display().to_string().as_bytes());
-    h.update(meta.len().to_le_bytes());
+    let src_err = |e: Cause| SubsetError::Source { path: source.to_path_buf(), source: e };
+    let meta = std::fs::metadata(source).map_err(|e| src_err(e.into()))?;
+    // Named after the source (path, size, modification time) and the tables kept.
+    let mut key = source.display().to_string().into_bytes();
+    key.extend_from_slice(&meta.len().to_le_bytes());
     if let Ok(t) = meta.modified().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).map_err(std::io::Error::other)) {
-        h.update(t.as_nanos().to_le_bytes());
+        key.extend_from_slice(&t.as_nanos().to_le_bytes());
     }
     for t in tables {
-        h.update(t.as_bytes());
-        h.update([0]);
+        key.extend_from_slice(t.as_bytes());
+        key.push(0);
     }
-    let digest = h.finalize();
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let digest = crate::hash::sha256_hex(&key);
+    let hex = &digest[..16];
     let stem = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "db".into());
     let dest = dir.join(format!("{stem}-{}t-{hex}.sqlite", tables.len()));
     if dest.is_file() {
         return Ok(dest);
     }
-    let write_err = |reason: String| SubsetError::Write { path: source.to_path_buf(), dir: dir.to_path_buf(), reason };
-    std::fs::create_dir_all(dir).map_err(|e| write_err(e.to_string()))?;
+    let write_err = |e: Cause| SubsetError::Write { path: source.to_path_buf(), dir: dir.to_path_buf(), source: e };
+    std::fs::create_dir_all(dir).map_err(|e| write_err(e.into()))?;
 
     // Views to keep: those whose base tables all come along (asked of SQLite's planner).
-    let mut env = Environment::open(source).map_err(|e| src_err(e.to_string()))?;
-    let views = env.views().map_err(|e| src_err(e.to_string()))?;
+    let mut env = Environment::open(source).map_err(|e| src_err(e.into()))?;
+    let views = env.views().map_err(|e| src_err(e.to_string().into()))?;
     let keep_views: Vec<String> = views
         .into_iter()
         .filter(|v| {
@@ -193,33 +203,33 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
         })
         .collect();
 
-    let tmp = tempfile::Builder::new().prefix(".subset-").suffix(".sqlite").tempfile_in(dir).map_err(|e| write_err(e.to_string()))?;
+    let file = crate::atomic::AtomicFile::create(&dest).map_err(|e| write_err(e.into()))?;
     {
-        let conn = Connection::open_with_flags(tmp.path(), OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI)
-            .map_err(|e| write_err(e.to_string()))?;
+        let conn = Connection::open_with_flags(file.temp_path(), OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI)
+            .map_err(|e| write_err(e.into()))?;
         // Keys may point at tables left out; the copy keeps the declarations, unenforced.
-        conn.execute_batch("PRAGMA foreign_keys = OFF").map_err(|e| write_err(e.to_string()))?;
-        let uri = read_only_uri(source).map_err(|e| src_err(e.to_string()))?;
-        conn.execute("ATTACH DATABASE ?1 AS src", [uri]).map_err(|e| src_err(e.to_string()))?;
-        let tx = conn.unchecked_transaction().map_err(|e| write_err(e.to_string()))?;
+        conn.execute_batch("PRAGMA foreign_keys = OFF").map_err(|e| write_err(e.into()))?;
+        let uri = read_only_uri(source).map_err(|e| src_err(e.into()))?;
+        conn.execute("ATTACH DATABASE ?1 AS src", [uri]).map_err(|e| src_err(e.into()))?;
+        let tx = conn.unchecked_transaction().map_err(|e| write_err(e.into()))?;
         for t in tables {
             let ddl: String = tx
                 .query_row("SELECT sql FROM src.sqlite_schema WHERE type = 'table' AND name = ?1", [t], |r| r.get(0))
-                .map_err(|e| src_err(format!("table {t}: {e}")))?;
-            tx.execute_batch(&ddl).map_err(|e| write_err(format!("creating {t}: {e}")))?;
-            let cols = insertable_columns(&tx, t).map_err(|e| src_err(format!("table {t}: {e}")))?;
+                .map_err(|e| src_err(format!("table {t}: {e}").into()))?;
+            tx.execute_batch(&ddl).map_err(|e| write_err(format!("creating {t}: {e}").into()))?;
+            let cols = insertable_columns(&tx, t).map_err(|e| src_err(format!("table {t}: {e}").into()))?;
             let list = cols.iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", ");
             tx.execute_batch(&format!("INSERT INTO main.{q} ({list}) SELECT {list} FROM src.{q}", q = quote_ident(t)))
-                .map_err(|e| write_err(format!("copying {t}: {e}")))?;
+                .map_err(|e| write_err(format!("copying {t}: {e}").into()))?;
         }
         let mut extra: Vec<String> = Vec::new();
         {
             let mut stmt = tx
                 .prepare("SELECT tbl_name, sql FROM src.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid")
-                .map_err(|e| src_err(e.to_string()))?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| src_err(e.to_string()))?;
+                .map_err(|e| src_err(e.into()))?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| src_err(e.into()))?;
             for row in rows {
-                let (table, sql) = row.map_err(|e| src_err(e.to_string()))?;
+                let (table, sql) = row.map_err(|e| src_err(e.into()))?;
                 if tables.contains(&table) {
                     extra.push(sql);
                 }
@@ -227,17 +237,17 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
             for v in &keep_views {
                 let sql: String = tx
                     .query_row("SELECT sql FROM src.sqlite_schema WHERE type = 'view' AND name = ?1", [v], |r| r.get(0))
-                    .map_err(|e| src_err(format!("view {v}: {e}")))?;
+                    .map_err(|e| src_err(format!("view {v}: {e}").into()))?;
                 extra.push(sql);
             }
         }
         for sql in extra {
-            tx.execute_batch(&sql).map_err(|e| write_err(e.to_string()))?;
+            tx.execute_batch(&sql).map_err(|e| write_err(e.into()))?;
         }
-        tx.commit().map_err(|e| write_err(e.to_string()))?;
-        conn.execute_batch("DETACH DATABASE src").map_err(|e| write_err(e.to_string()))?;
+        tx.commit().map_err(|e| write_err(e.into()))?;
+        conn.execute_batch("DETACH DATABASE src").map_err(|e| write_err(e.into()))?;
     }
-    tmp.persist(&dest).map_err(|e| write_err(e.to_string()))?;
+    file.commit().map_err(|e| write_err(e.into()))?;
     Ok(dest)
 }
 
@@ -245,7 +255,7 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
 /// `full`). The gold tables come from `gold`, computed on the original; questions whose gold
 /// query fails keep their database (they are reported apart). `progress(done, total)` follows.
 pub fn apply(
-    questions: &mut [super::bench::Question],
+    questions: &mut [super::Question],
     condition: SchemaCondition,
     seed: u32,
     gold: &mut super::GoldCache,
@@ -262,8 +272,8 @@ pub fn apply(
         if g.rows.is_ok() {
             let gold_tables = g.tables.clone();
             if !graphs.contains_key(&q.db) {
-                let env = Environment::open(&q.db).map_err(|e| SubsetError::Source { path: q.db.clone(), reason: e.to_string() })?;
-                let graph = env.table_graph().map_err(|e| SubsetError::Source { path: q.db.clone(), reason: e.to_string() })?;
+                let env = Environment::open(&q.db).map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.into() })?;
+                let graph = env.table_graph().map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.to_string().into() })?;
                 graphs.insert(q.db.clone(), graph);
             }
             let (tables, keys) = &graphs[&q.db];
@@ -303,7 +313,7 @@ mod tests {
             assert_eq!(s.parse::<SchemaCondition>().unwrap().to_string(), s);
         }
         assert!("distractors".parse::<SchemaCondition>().is_err());
-        assert!("some".parse::<SchemaCondition>().unwrap_err().contains("distractors:N"));
+        assert!("some".parse::<SchemaCondition>().unwrap_err().to_string().contains("distractors:N"));
     }
 
     #[test]

@@ -1,58 +1,12 @@
 //! Benchmark sources: a plain JSONL manifest, the BIRD layout, an EHRSQL-style file, and the
-//! SQaLe parquet pair ([`super::sqale`]).
+//! SQaLe parquet pair ([`super::sqale`]), local or fetched from the Hugging Face Hub
+//! ([`super::hub`], reached only for a dataset id).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-/// One benchmark question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Question {
-    /// Stable id (results are keyed by it, for resuming and comparing).
-    pub id: String,
-    /// The SQLite file.
-    pub db: PathBuf,
-    /// The question.
-    pub question: String,
-    /// Evidence (BIRD's hint), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<String>,
-    /// The gold SQL.
-    pub gold_sql: String,
-    /// Difficulty label, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub difficulty: Option<String>,
-}
-
-/// Why a benchmark could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    /// A file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A line or file is not what the format expects.
-    #[error("{path}:{line}: {reason}")]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line (0 for the whole file).
-        line: usize,
-        /// What is wrong.
-        reason: String,
-    },
-    /// Not a benchmark sqale knows.
-    #[error("{0} is not a benchmark sqale reads: give a JSONL manifest, a BIRD folder (dev.json + dev_databases/), an EHRSQL-style .json file, or sqale[:QUERIES,SCHEMAS]; see `sqale eval --help`")]
-    Unknown(PathBuf),
-    /// A dataset could not be fetched.
-    #[error("{0}")]
-    Fetch(String),
-}
+use super::question::{normalize_id, Question, SourceError};
 
 /// How to read a benchmark.
 pub struct LoadOptions<'a> {
@@ -78,29 +32,26 @@ fn keeps(limit: Option<usize>, shard: Option<(usize, usize)>, i: usize) -> bool 
     limit.is_none_or(|n| i < n) && shard.is_none_or(|(k, n)| i % n == k - 1)
 }
 
-/// The SQaLe datasets on the Hugging Face Hub, used by `--bench sqale`.
-pub const SQALE_DATASETS: (&str, &str) = ("trl-lab/SQaLe-2-text-to-SQL-Queries", "trl-lab/SQaLe-2-text-to-SQL-Schemas");
-
-/// Reads the benchmark `spec` names: `sqale` or `sqale:QUERIES,SCHEMAS` (each a dataset id on
-/// the Hugging Face Hub, fetched through the standard cache, or a local parquet file or folder),
+/// Reads the benchmark `spec` names: `sqale` or `sqale:QUERIES,SCHEMAS` (each a local parquet
+/// file or folder, or a dataset id on the Hugging Face Hub, fetched through the standard cache),
 /// or a path as [`load`] takes. Questions are selected by `options.limit` and `options.shard`.
-pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, BenchError> {
+pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, SourceError> {
     if let Some(rest) = spec.strip_prefix("sqale").filter(|r| r.is_empty() || r.starts_with(':')) {
         let (q, s) = match rest.strip_prefix(':') {
-            None => (SQALE_DATASETS.0.to_string(), SQALE_DATASETS.1.to_string()),
+            None => (super::hub::SQALE_DATASETS.0.to_string(), super::hub::SQALE_DATASETS.1.to_string()),
             Some(pair) => {
-                let (q, s) = pair.split_once(',').ok_or_else(|| BenchError::Unknown(PathBuf::from(spec)))?;
+                let (q, s) = pair.split_once(',').ok_or_else(|| SourceError::Unknown(PathBuf::from(spec)))?;
                 (q.trim().to_string(), s.trim().to_string())
             }
         };
-        let resolve = |x: &str| -> Result<PathBuf, BenchError> {
+        let local_or_fetched = |x: &str| -> Result<PathBuf, SourceError> {
             let p = PathBuf::from(x);
             if p.exists() {
                 return Ok(p);
             }
-            crate::pull::fetch_dataset(x, true).map_err(|e| BenchError::Fetch(e.to_string()))
+            super::hub::fetch(x)
         };
-        let source = super::sqale::Source { queries: resolve(&q)?, schemas: resolve(&s)? };
+        let source = super::sqale::Source { queries: local_or_fetched(&q)?, schemas: local_or_fetched(&s)? };
         let (limit, shard) = (options.limit, options.shard);
         let keep = move |i: usize| keeps(limit, shard, i);
         return super::sqale::load(&source, &options.phrasing, &keep, &options.cache.join("sqale"), options.progress);
@@ -113,7 +64,7 @@ pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, 
 /// Reads a benchmark: a `.jsonl` manifest (`id, db, question, evidence?, gold_sql,
 /// difficulty?`; `db` relative to the manifest's folder) or a BIRD folder (`dev.json` and
 /// `dev_databases/<db_id>/<db_id>.sqlite`).
-pub fn load(source: &Path) -> Result<Vec<Question>, BenchError> {
+pub fn load(source: &Path) -> Result<Vec<Question>, SourceError> {
     if source.is_file() && source.extension().is_some_and(|e| e == "jsonl") {
         return load_manifest(source);
     }
@@ -123,7 +74,7 @@ pub fn load(source: &Path) -> Result<Vec<Question>, BenchError> {
     if source.is_file() && source.extension().is_some_and(|e| e == "json") {
         return load_ehrsql(source);
     }
-    Err(BenchError::Unknown(source.to_path_buf()))
+    Err(SourceError::Unknown(source.to_path_buf()))
 }
 
 #[derive(Deserialize)]
@@ -182,8 +133,8 @@ fn find_db(file: &Path, db_id: &str) -> Option<PathBuf> {
 /// An EHRSQL-style file: a JSON array of `{id, question, query, db_id, is_impossible?}`.
 /// Unanswerable questions (`is_impossible`, or no query) are left out: an episode must end in
 /// SQL. Gold queries get EHRSQL's official fill-ins ([`ehrsql_gold`]).
-fn load_ehrsql(path: &Path) -> Result<Vec<Question>, BenchError> {
-    let items: Vec<EhrsqlItem> = serde_json::from_str(&read(path)?).map_err(|e| BenchError::Format {
+fn load_ehrsql(path: &Path) -> Result<Vec<Question>, SourceError> {
+    let items: Vec<EhrsqlItem> = serde_json::from_str(&read(path)?).map_err(|e| SourceError::Format {
         path: path.to_path_buf(),
         line: 0,
         reason: format!("{e} (expected a JSON array of {{\"id\", \"question\", \"query\", \"db_id\"}}, as EHRSQL's valid.json)"),
@@ -195,7 +146,7 @@ fn load_ehrsql(path: &Path) -> Result<Vec<Question>, BenchError> {
         let db = match dbs.get(&it.db_id) {
             Some(p) => p.clone(),
             None => {
-                let p = find_db(path, &it.db_id).ok_or_else(|| BenchError::Format {
+                let p = find_db(path, &it.db_id).ok_or_else(|| SourceError::Format {
                     path: path.to_path_buf(),
                     line: 0,
                     reason: format!("database {0:?} not found: put {0}.sqlite next to the file (EHRSQL builds it with preprocess/preprocess_db.py)", it.db_id),
@@ -205,7 +156,7 @@ fn load_ehrsql(path: &Path) -> Result<Vec<Question>, BenchError> {
             }
         };
         out.push(Question {
-            id: it.id.to_string().trim_matches('"').to_string(),
+            id: normalize_id(&it.id),
             db,
             question: it.question,
             evidence: None,
@@ -216,18 +167,18 @@ fn load_ehrsql(path: &Path) -> Result<Vec<Question>, BenchError> {
     Ok(out)
 }
 
-fn read(path: &Path) -> Result<String, BenchError> {
-    std::fs::read_to_string(path).map_err(|e| BenchError::Io { path: path.to_path_buf(), source: e })
+fn read(path: &Path) -> Result<String, SourceError> {
+    std::fs::read_to_string(path).map_err(|e| SourceError::Io { path: path.to_path_buf(), source: e })
 }
 
-fn load_manifest(path: &Path) -> Result<Vec<Question>, BenchError> {
+fn load_manifest(path: &Path) -> Result<Vec<Question>, SourceError> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for (i, line) in read(path)?.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let mut q: Question = serde_json::from_str(line).map_err(|e| BenchError::Format {
+        let mut q: Question = serde_json::from_str(line).map_err(|e| SourceError::Format {
             path: path.to_path_buf(),
             line: i + 1,
             reason: format!("{e} (expected {{\"id\", \"db\", \"question\", \"gold_sql\", \"evidence\"?, \"difficulty\"?}})"),
@@ -253,9 +204,9 @@ struct BirdItem {
     difficulty: Option<String>,
 }
 
-fn load_bird(dir: &Path) -> Result<Vec<Question>, BenchError> {
+fn load_bird(dir: &Path) -> Result<Vec<Question>, SourceError> {
     let path = dir.join("dev.json");
-    let items: Vec<BirdItem> = serde_json::from_str(&read(&path)?).map_err(|e| BenchError::Format {
+    let items: Vec<BirdItem> = serde_json::from_str(&read(&path)?).map_err(|e| SourceError::Format {
         path: path.clone(),
         line: 0,
         reason: e.to_string(),
@@ -264,7 +215,7 @@ fn load_bird(dir: &Path) -> Result<Vec<Question>, BenchError> {
         .into_iter()
         .enumerate()
         .map(|(i, it)| Question {
-            id: it.question_id.map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_else(|| i.to_string()),
+            id: it.question_id.as_ref().map(normalize_id).unwrap_or_else(|| i.to_string()),
             db: dir.join("dev_databases").join(&it.db_id).join(format!("{}.sqlite", it.db_id)),
             question: it.question,
             evidence: it.evidence.filter(|e| !e.trim().is_empty()),

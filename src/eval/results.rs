@@ -1,0 +1,303 @@
+//! A results folder: what `sqale eval` writes, and what `merge` and the reports read back.
+//!
+//! | file | written by | holds |
+//! |---|---|---|
+//! | `episodes.jsonl` | each finished episode, appended | one [`Record`] per line, with its trace |
+//! | `models.json` | each model's run | [`Models`]: file, size, parameters, last run's speed and memory |
+//! | `summary.md`, `summary.csv` | [`write_reports`] | the tables a terminal shows |
+//! | `summary.json` | [`write_reports`] | [`SummaryFile`] |
+//! | `report.html` | [`write_reports`] | the self-contained report ([`super::html`]) |
+//! | `databases/` | `--schema` other than full | cut copies of the benchmark's databases |
+//!
+//! Every file but `episodes.jsonl` is written whole or not at all ([`crate::atomic`]).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::report::{self, Paired, Summary};
+use super::subset::SchemaCondition;
+use super::{read_records, Record};
+
+/// The throughput and memory of one model's run in one invocation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunStats {
+    /// Episodes run at once (`--parallel`).
+    pub parallel: u32,
+    /// Episodes run (questions already done or with a failing gold query excluded).
+    pub episodes: usize,
+    /// Wall-clock seconds, model load included.
+    pub seconds: f64,
+    /// Tokens sampled over all episodes.
+    pub generated_tokens: usize,
+    /// Peak resident memory of the process during this model's run.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl RunStats {
+    /// Counts a finished record into the run (a record without an episode is not one).
+    pub fn count(&mut self, record: &Record) {
+        self.episodes += record.episode.is_some() as usize;
+        self.generated_tokens += record.generated_tokens;
+    }
+
+    /// Episodes per minute of wall-clock time.
+    pub fn episodes_per_minute(&self) -> Option<f64> {
+        (self.seconds > 0.0).then(|| self.episodes as f64 * 60.0 / self.seconds)
+    }
+
+    /// Generated tokens per second of wall-clock time, over all episodes together.
+    pub fn generated_tokens_per_second(&self) -> Option<f64> {
+        (self.seconds > 0.0).then(|| self.generated_tokens as f64 / self.seconds)
+    }
+}
+
+/// One model of `models.json`: its file and its last run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelEntry {
+    /// The GGUF file, as given.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Parameters (from the model's tensors).
+    pub params: u64,
+    /// The last run of this model into the folder.
+    #[serde(default)]
+    pub last_run: Option<RunStats>,
+}
+
+impl ModelEntry {
+    /// The entry of the model file `path` with `params` parameters after `run`.
+    pub fn new(path: &Path, params: u64, run: RunStats) -> Self {
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        ModelEntry { path: path.display().to_string(), bytes, params, last_run: Some(run) }
+    }
+}
+
+/// `models.json`: model label → entry.
+pub type Models = BTreeMap<String, ModelEntry>;
+
+/// `summary.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SummaryFile {
+    /// One summary per model, in the order they first appear in `episodes.jsonl`.
+    pub models: Vec<Summary>,
+    /// Every model against the first, on the questions both answered.
+    pub paired: Vec<Paired>,
+    /// The models' files and runs (`models.json`).
+    pub runs: Models,
+}
+
+/// The reports [`write_reports`] wrote.
+#[derive(Debug, Clone)]
+pub struct Reports {
+    /// What `summary.json` holds.
+    pub summary: SummaryFile,
+    /// What `summary.md` holds (also what the terminal shows).
+    pub markdown: String,
+}
+
+/// Why a results folder could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// A file or folder could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A folder given to merge has no `episodes.jsonl`.
+    #[error("{0} has no episodes.jsonl: is it a results folder?")]
+    NotResults(PathBuf),
+    /// A value could not be written as JSON.
+    #[error("writing {path} as JSON: {source}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// A results folder and the names of its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultsDir {
+    path: PathBuf,
+}
+
+impl ResultsDir {
+    /// The episode records, one JSON line each.
+    pub const EPISODES: &'static str = "episodes.jsonl";
+    /// The models' files and runs.
+    pub const MODELS: &'static str = "models.json";
+    /// The summary as Markdown.
+    pub const SUMMARY_MD: &'static str = "summary.md";
+    /// The summary as CSV, one row per model.
+    pub const SUMMARY_CSV: &'static str = "summary.csv";
+    /// The summary as JSON ([`SummaryFile`]).
+    pub const SUMMARY_JSON: &'static str = "summary.json";
+    /// The HTML report.
+    pub const REPORT_HTML: &'static str = "report.html";
+    /// Cut copies of databases (`--schema`).
+    pub const DATABASES: &'static str = "databases";
+
+    /// The folder at `path` (nothing is created).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        ResultsDir { path: path.into() }
+    }
+
+    /// The folder at `path`, created if missing.
+    pub fn create(path: impl Into<PathBuf>) -> Result<Self, ResultsError> {
+        let dir = Self::new(path);
+        std::fs::create_dir_all(&dir.path).map_err(|source| ResultsError::Io { path: dir.path.clone(), source })?;
+        Ok(dir)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A file of the folder by name (one of the constants).
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// `episodes.jsonl`.
+    pub fn episodes(&self) -> PathBuf {
+        self.file(Self::EPISODES)
+    }
+
+    /// `databases/`.
+    pub fn databases(&self) -> PathBuf {
+        self.file(Self::DATABASES)
+    }
+
+    /// Every record (a line cut by a kill is skipped).
+    pub fn records(&self) -> Vec<Record> {
+        read_records(&self.episodes())
+    }
+
+    /// Replaces `episodes.jsonl` with `records`, whole.
+    pub fn write_records(&self, records: &[Record]) -> Result<(), ResultsError> {
+        let path = self.episodes();
+        let mut lines = String::new();
+        for r in records {
+            lines.push_str(&serde_json::to_string(r).map_err(|source| ResultsError::Json { path: path.clone(), source })?);
+            lines.push('\n');
+        }
+        self.write(Self::EPISODES, lines)
+    }
+
+    /// `models.json` (empty when missing or unreadable: the reports then leave sizes out).
+    pub fn models(&self) -> Models {
+        std::fs::read_to_string(self.file(Self::MODELS)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+    }
+
+    /// Replaces `models.json`.
+    pub fn write_models(&self, models: &Models) -> Result<(), ResultsError> {
+        let path = self.file(Self::MODELS);
+        let text = serde_json::to_string_pretty(models).map_err(|source| ResultsError::Json { path, source })?;
+        self.write(Self::MODELS, text)
+    }
+
+    /// Adds (or replaces) model `label` in `models.json`.
+    pub fn record_model(&self, label: &str, entry: ModelEntry) -> Result<(), ResultsError> {
+        let mut models = self.models();
+        models.insert(label.to_string(), entry);
+        self.write_models(&models)
+    }
+
+    fn write(&self, name: &str, text: impl AsRef<[u8]>) -> Result<(), ResultsError> {
+        let path = self.file(name);
+        crate::atomic::write(&path, text).map_err(|source| ResultsError::Io { path, source })
+    }
+}
+
+/// The label of model file `path` in the reports: its file name, with the schema size when it
+/// is not the full database (`model.gguf @gold`), so conditions sit side by side like models.
+pub fn model_label(path: &Path, condition: SchemaCondition) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    match condition {
+        SchemaCondition::Full => name,
+        other => format!("{name} @{other}"),
+    }
+}
+
+/// Joins results folders (of shards, or of models run apart) into `out`: each (model, question)
+/// once, first folder first, and the models of every `models.json`. Reports are not written:
+/// call [`write_reports`].
+pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, ResultsError> {
+    let out = ResultsDir::create(out)?;
+    let mut seen = HashSet::new();
+    let mut records = Vec::new();
+    let mut models = Models::new();
+    for dir in inputs {
+        let dir = ResultsDir::new(dir.as_ref());
+        if !dir.episodes().is_file() {
+            return Err(ResultsError::NotResults(dir.path.clone()));
+        }
+        for r in dir.records() {
+            if seen.insert((r.model.clone(), r.id.clone())) {
+                records.push(r);
+            }
+        }
+        models.extend(dir.models());
+    }
+    out.write_records(&records)?;
+    out.write_models(&models)?;
+    Ok(out)
+}
+
+/// Summarises `out`'s records into `summary.md`, `summary.csv`, `summary.json` and
+/// `report.html`, and returns what was written.
+pub fn write_reports(out: &Path) -> Result<Reports, ResultsError> {
+    let dir = ResultsDir::new(out);
+    let records = dir.records();
+    let models = report::summarise(&records);
+    let paired = report::paired(&records, &models);
+    let summary = SummaryFile { models, paired, runs: dir.models() };
+    let markdown = format!("{}\n{}", report::markdown(&summary.models, &summary.paired), report::runs_markdown(&summary.runs, &summary.models));
+    dir.write(ResultsDir::SUMMARY_MD, &markdown)?;
+    dir.write(ResultsDir::SUMMARY_CSV, report::csv(&summary.models))?;
+    dir.write(ResultsDir::REPORT_HTML, super::html::report(&summary, &records))?;
+    let json_path = dir.file(ResultsDir::SUMMARY_JSON);
+    let json = serde_json::to_string_pretty(&summary).map_err(|source| ResultsError::Json { path: json_path, source })?;
+    dir.write(ResultsDir::SUMMARY_JSON, json)?;
+    Ok(Reports { summary, markdown })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_json_keeps_its_shape() {
+        let text = r#"{"m.gguf": {"path": "/x/m.gguf", "bytes": 10, "params": 134515008,
+            "last_run": {"parallel": 4, "episodes": 3, "seconds": 1.5, "generated_tokens": 90, "peak_rss_bytes": null}}}"#;
+        let models: Models = serde_json::from_str(text).unwrap();
+        let run = models["m.gguf"].last_run.as_ref().unwrap();
+        assert_eq!((run.parallel, run.episodes, run.peak_rss_bytes), (4, 3, None));
+        assert_eq!(run.episodes_per_minute(), Some(120.0));
+        let back: serde_json::Value = serde_json::to_value(&models).unwrap();
+        assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap(), "written back as read");
+    }
+
+    #[test]
+    fn labels_carry_the_schema_size() {
+        assert_eq!(model_label(Path::new("/m/a.gguf"), SchemaCondition::Full), "a.gguf");
+        assert_eq!(model_label(Path::new("/m/a.gguf"), SchemaCondition::Distractors(3)), "a.gguf @distractors:3");
+    }
+
+    #[test]
+    fn merging_needs_results_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = merge(&[dir.path()], &dir.path().join("out")).unwrap_err();
+        assert!(matches!(err, ResultsError::NotResults(_)), "{err}");
+    }
+}
