@@ -20,6 +20,18 @@ use serde_json::{json, Value as Json};
 use sqale_convert::checkpoint::Checkpoint;
 use sqale_convert::gguf::{self, GgmlType, MetaArray, MetaValue, ReadError, TensorInfo, Value};
 
+/// A scratch folder, in memory where the machine has one: the GGUF writer syncs its file, which
+/// on a disk costs milliseconds a case.
+fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::tempdir_in(shm) {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
+
 fn config(default: u32) -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
     Config {
@@ -75,6 +87,58 @@ fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
 // ------------------------------------------------------------------------------------------
 // GGUF
 // ------------------------------------------------------------------------------------------
+
+/// What llama.cpp's own GGUF reader (`gguf_init_from_file`, no data) makes of a file: tensor
+/// count, key count, alignment, data offset, and each tensor's name, type, offset and size.
+#[derive(Debug, PartialEq)]
+struct LlamaView {
+    n_kv: i64,
+    alignment: u64,
+    data_offset: u64,
+    tensors: Vec<(String, u32, u64, u64)>,
+}
+
+fn llama_reads(path: &Path) -> Option<LlamaView> {
+    use llama_cpp_sys_2 as sys;
+    use std::ffi::{CStr, CString};
+    unsafe extern "C" fn quiet(_: sys::ggml_log_level, _: *const std::os::raw::c_char, _: *mut std::ffi::c_void) {}
+    let c = CString::new(path.to_str()?).ok()?;
+    // SAFETY: plain C calls on a path string and the context they return, freed once.
+    unsafe {
+        sys::ggml_log_set(Some(quiet), std::ptr::null_mut());
+        let ctx = sys::gguf_init_from_file(c.as_ptr(), sys::gguf_init_params { no_alloc: true, ctx: std::ptr::null_mut() });
+        if ctx.is_null() {
+            return None;
+        }
+        let tensors = (0..sys::gguf_get_n_tensors(ctx))
+            .map(|i| {
+                (
+                    CStr::from_ptr(sys::gguf_get_tensor_name(ctx, i)).to_string_lossy().into_owned(),
+                    sys::gguf_get_tensor_type(ctx, i),
+                    sys::gguf_get_tensor_offset(ctx, i) as u64,
+                    sys::gguf_get_tensor_size(ctx, i) as u64,
+                )
+            })
+            .collect();
+        let view = LlamaView {
+            n_kv: sys::gguf_get_n_kv(ctx),
+            alignment: sys::gguf_get_alignment(ctx) as u64,
+            data_offset: sys::gguf_get_data_offset(ctx) as u64,
+            tensors,
+        };
+        sys::gguf_free(ctx);
+        Some(view)
+    }
+}
+
+fn our_view(h: &gguf::GgufHeader) -> LlamaView {
+    LlamaView {
+        n_kv: h.metadata.len() as i64,
+        alignment: h.alignment,
+        data_offset: h.data_offset,
+        tensors: h.tensors.iter().map(|t| (t.name.clone(), t.ty, t.offset, t.size)).collect(),
+    }
+}
 
 fn gguf_string() -> impl Strategy<Value = String> {
     prop_oneof!["[a-z._]{1,12}", "\\PC{0,12}", any::<String>().prop_map(|s| s.chars().take(8).collect())]
@@ -247,7 +311,7 @@ proptest! {
     /// bit for bit), every tensor's name, shape, type, size and offset, the data inside the file.
     #[test]
     fn gguf_round_trip(metadata in gguf_metadata(), tensors in gguf_tensors()) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let bytes = write_gguf(dir.path(), &metadata, &tensors).unwrap();
         let h = gguf::read_header(&dir.path().join("m.gguf")).unwrap();
         check_header(&h)?;
@@ -268,6 +332,8 @@ proptest! {
             let at = (h.data_offset + r.offset) as usize;
             prop_assert!(bytes[at..at + r.size as usize].iter().all(|&b| b == i as u8), "tensor {} data", i);
         }
+        // llama.cpp reads the same header.
+        prop_assert_eq!(llama_reads(&dir.path().join("m.gguf")), Some(our_view(&h)));
         // The stream reader agrees with the file reader.
         let from_stream = read_checked(&bytes, bytes.len() as u64)?.unwrap();
         prop_assert_eq!(format!("{from_stream:?}"), format!("{h:?}"));
@@ -283,7 +349,7 @@ proptest! {
     ) {
         let metadata: Vec<(String, Value)> = keys.into_iter().map(|k| (k, Value::U32(1))).collect();
         let tensors: Vec<TensorInfo> = names.into_iter().zip(dims).map(|(name, ne)| TensorInfo { name, ne, ty: GgmlType::F16 }).collect();
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         match write_gguf(dir.path(), &metadata, &tensors) {
             Ok(bytes) => { read_checked(&bytes, bytes.len() as u64)?.unwrap(); }
             Err(e) => {
@@ -304,7 +370,7 @@ proptest! {
         stated_extra in prop_oneof![8 => Just(0u64), 1 => 1u64..64, 1 => Just(1u64 << 40)],
         via_file in prop::bool::weighted(0.1),
     ) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut bytes = write_gguf(dir.path(), &metadata, &tensors).unwrap();
         for m in &mutations {
             apply(&mut bytes, m);
@@ -322,7 +388,11 @@ proptest! {
             let path = dir.path().join("mutated.gguf");
             std::fs::write(&path, &bytes).unwrap();
             match gguf::read_header(&path) {
-                Ok(h) => check_header(&h)?,
+                Ok(h) => {
+                    check_header(&h)?;
+                    // Never accept what llama.cpp refuses, and read what it reads.
+                    prop_assert_eq!(llama_reads(&path), Some(our_view(&h)));
+                }
                 Err(e) => prop_assert!(e.to_string().contains("mutated.gguf"), "{}", e),
             }
         }
@@ -335,6 +405,27 @@ proptest! {
         bytes.extend_from_slice(&version.to_le_bytes());
         bytes.extend_from_slice(&rest);
         let _ = read_checked(&bytes, bytes.len() as u64)?;
+    }
+}
+
+/// Real GGUF files (quantised models, vocabularies): read, and read as llama.cpp reads them.
+/// Files: `SQALE_REAL_GGUF` (paths separated by `:`), and any `*.gguf` in `models/test/`.
+#[test]
+fn gguf_reader_agrees_with_llama_cpp_on_real_files() {
+    let mut files: Vec<std::path::PathBuf> =
+        std::env::var("SQALE_REAL_GGUF").map(|v| v.split(':').filter(|s| !s.is_empty()).map(Into::into).collect()).unwrap_or_default();
+    let test_models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/test");
+    if let Ok(dir) = std::fs::read_dir(&test_models) {
+        files.extend(dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "gguf")));
+    }
+    if files.is_empty() {
+        eprintln!("no real GGUF files (set SQALE_REAL_GGUF or put one in models/test/): nothing to compare");
+    }
+    for f in files {
+        let h = gguf::read_header(&f).unwrap_or_else(|e| panic!("{e}"));
+        check_header(&h).unwrap();
+        assert_eq!(llama_reads(&f), Some(our_view(&h)), "{}", f.display());
+        eprintln!("{}: {} keys, {} tensors, as llama.cpp reads it", f.display(), h.metadata.len(), h.tensors.len());
     }
 }
 
@@ -382,7 +473,7 @@ fn gguf_hostile_counts_do_not_allocate() {
 /// Each check llama.cpp makes has a clear message.
 #[test]
 fn gguf_errors_name_the_problem() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let t = |name: &str, ne: Vec<u64>| TensorInfo { name: name.into(), ne, ty: GgmlType::F32 };
     let good = write_gguf(dir.path(), &[("general.architecture".into(), Value::Str("qwen35".into()))], &[t("a", vec![4, 2]), t("b", vec![3])]).unwrap();
     let read = |b: &[u8]| gguf::read_header_from(Cursor::new(b), b.len() as u64);
@@ -688,7 +779,7 @@ proptest! {
     /// tensor's bytes lie inside its shard and match its shape; never a panic.
     #[test]
     fn safetensors_checkpoints(case in checkpoint_case()) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let pristine = lay_out(dir.path(), &case);
         let names: std::collections::BTreeSet<&String> = case.shards.iter().flat_map(|s| s.0.iter().map(|t| &t.0)).collect();
         let distinct = names.len() == case.shards.iter().map(|s| s.0.len()).sum::<usize>();
@@ -715,7 +806,7 @@ proptest! {
 /// build: `buffer_end + N_LEN + n`); they are refused first, naming the tensor.
 #[test]
 fn safetensors_offsets_near_2_pow_64_are_refused_by_name() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::write(dir.path().join("config.json"), r#"{"architectures": ["X"]}"#).unwrap();
     std::fs::write(dir.path().join("tokenizer.json"), "{}").unwrap();
     // Eight U8 tensors of 2^61 - 1 bytes each bring the end to 2^64 - 8; the ninth past it.
@@ -734,7 +825,7 @@ fn safetensors_offsets_near_2_pow_64_are_refused_by_name() {
 /// A tensor in two shards was silently taken from the later one; now it is an error.
 #[test]
 fn safetensors_tensor_in_two_shards_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::write(dir.path().join("config.json"), r#"{"architectures": ["X"]}"#).unwrap();
     std::fs::write(dir.path().join("tokenizer.json"), "{}").unwrap();
     let (header, len) = shard_header(&[("w".into(), 0, vec![2])]);
