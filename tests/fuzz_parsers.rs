@@ -307,7 +307,7 @@ fn edit() -> impl Strategy<Value = (u8, usize, usize, char)> {
 }
 
 proptest! {
-    #![proptest_config(config(600))]
+    #![proptest_config(config(3000))]
 
     /// Well-formed calls in any style, between prose, after a think block with decoys, are read
     /// back exactly, in order; and the final SQL is the last `submit_sql`, else `run_query`.
@@ -565,7 +565,7 @@ fn py_module() -> impl Strategy<Value = PyModule> {
 }
 
 proptest! {
-    #![proptest_config(config(1500))]
+    #![proptest_config(config(10000))]
 
     /// Whatever the string, however it is written (quotes, prefixes, escapes, concatenation,
     /// parentheses, continuations, comments, CRLF, decoys), the reader returns it exactly.

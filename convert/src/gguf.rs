@@ -251,6 +251,9 @@ fn check_plan(metadata: &[(String, Value)], tensors: &[TensorInfo]) -> Result<()
         if !keys.insert(k.as_str()) {
             return Err(format!("metadata key {k:?} appears twice"));
         }
+        if k.contains('\0') {
+            return Err(format!("metadata key {k:?} contains a NUL byte"));
+        }
     }
     let mut names = HashSet::new();
     for t in tensors {
@@ -259,6 +262,9 @@ fn check_plan(metadata: &[(String, Value)], tensors: &[TensorInfo]) -> Result<()
         }
         if !names.insert(t.name.as_str()) {
             return Err(format!("tensor name {:?} appears twice", t.name));
+        }
+        if t.name.contains('\0') {
+            return Err(format!("tensor name {:?} contains a NUL byte", t.name));
         }
         if t.ne.len() > MAX_DIMS {
             return Err(format!("tensor {:?} has {} dimensions; GGUF allows at most {MAX_DIMS}", t.name, t.ne.len()));
@@ -598,7 +604,8 @@ impl ReadError {
 /// Checks what llama.cpp checks before loading: the magic and version (2 or 3; a byte-swapped
 /// version is reported as a big-endian file), unique non-empty keys, value types (nested arrays
 /// are refused, bools must be 0 or 1, strings must be UTF-8), `general.alignment` (a `u32` power
-/// of two), unique tensor names shorter than [`MAX_NAME`] bytes, at most [`MAX_DIMS`] dimensions,
+/// of two), unique tensor names shorter than [`MAX_NAME`] bytes (keys and names without NUL
+/// bytes, which llama.cpp's C strings would cut), at most [`MAX_DIMS`] dimensions,
 /// known tensor types with `ne[0]` a multiple of the block size, sizes that fit an `i64`, offsets
 /// laid out in order each padded to the alignment, and every tensor's data inside the file.
 ///
@@ -831,6 +838,10 @@ impl<R: Read> Reader<R> {
             if !keys.insert(key.clone()) {
                 return self.invalid_at(at, format!("metadata key {key:?} appears twice"));
             }
+            if key.contains('\0') {
+                // llama.cpp looks keys up as C strings: it could never find this one.
+                return self.invalid_at(at, format!("metadata key {key:?} contains a NUL byte"));
+            }
             let what = format!("metadata {key:?}");
             let ty = self.u32(&what)?;
             let value = if ty == T_ARRAY {
@@ -855,6 +866,10 @@ impl<R: Read> Reader<R> {
             let name = self.string(&format!("the name of tensor {i}"))?;
             if name.len() >= MAX_NAME {
                 return self.invalid_at(at, format!("tensor name {name:?} is {} bytes; at most {} are allowed", name.len(), MAX_NAME - 1));
+            }
+            if name.contains('\0') {
+                // llama.cpp copies names as C strings: it would read another name.
+                return self.invalid_at(at, format!("tensor name {name:?} contains a NUL byte"));
             }
             if !names.insert(name.clone()) {
                 return self.invalid_at(at, format!("tensor name {name:?} appears twice"));

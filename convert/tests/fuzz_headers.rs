@@ -305,7 +305,7 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
 }
 
 proptest! {
-    #![proptest_config(config(300))]
+    #![proptest_config(config(2000))]
 
     /// What the writer writes, the reader reads back: version, every metadata value (floats
     /// bit for bit), every tensor's name, shape, type, size and offset, the data inside the file.
@@ -427,6 +427,28 @@ fn gguf_reader_agrees_with_llama_cpp_on_real_files() {
         assert_eq!(llama_reads(&f), Some(our_view(&h)), "{}", f.display());
         eprintln!("{}: {} keys, {} tensors, as llama.cpp reads it", f.display(), h.metadata.len(), h.tensors.len());
     }
+}
+
+/// Found by the llama.cpp differential in `gguf_mutated`: a tensor name with a NUL byte was
+/// read whole, while llama.cpp (C strings) reads it cut at the NUL, i.e. as another name. Names
+/// and keys with NUL bytes are refused, by the reader and by the writer.
+#[test]
+fn gguf_names_with_nul_bytes_are_refused() {
+    let dir = scratch();
+    let t = |name: &str| TensorInfo { name: name.into(), ne: vec![1], ty: GgmlType::F32 };
+    let good = write_gguf(dir.path(), &[("k".into(), Value::Bool(true))], &[t("a"), t("b")]).unwrap();
+    let read = |b: &[u8]| gguf::read_header_from(Cursor::new(b), b.len() as u64);
+    let at = good.windows(9).position(|w| w == [1, 0, 0, 0, 0, 0, 0, 0, b'b']).unwrap() + 8;
+    let mut v = good.clone();
+    v[at] = 0;
+    let e = read(&v).unwrap_err().to_string();
+    assert!(e.contains("tensor name \"\\0\" contains a NUL byte"), "{e}");
+    let k = good.windows(9).position(|w| w == [1, 0, 0, 0, 0, 0, 0, 0, b'k']).unwrap() + 8;
+    let mut v = good.clone();
+    v[k] = 0;
+    assert!(read(&v).unwrap_err().to_string().contains("contains a NUL byte"));
+    assert!(write_gguf(dir.path(), &[], &[t("a\0b")]).unwrap_err().contains("NUL byte"));
+    assert!(write_gguf(dir.path(), &[("a\0".into(), Value::Bool(true))], &[]).unwrap_err().contains("NUL byte"));
 }
 
 /// A header with the given counts and nothing else.
@@ -771,7 +793,7 @@ fn lay_out(dir: &Path, case: &CheckpointCase) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config(300))]
+    #![proptest_config(config(2000))]
 
     /// Checkpoints with valid and damaged shards (header JSON mutated: dtypes, shapes, offsets
     /// out of range, overlapping, huge; wrong length prefixes; truncated or extended data;
