@@ -120,13 +120,16 @@ impl Checkpoint {
                 path: path.clone(),
                 source: e,
             })?;
-            let (n, metadata) = safetensors::SafeTensors::read_metadata(&mmap).map_err(|e| {
-                ConvertError::BadShard {
-                    path: path.clone(),
-                    reason: format!("{e:?}"),
-                }
-            })?;
+            let bad = |reason: String| ConvertError::BadShard {
+                path: path.clone(),
+                reason,
+            };
+            check_data_offsets(&mmap).map_err(bad)?;
+            let (n, metadata) = safetensors::SafeTensors::read_metadata(&mmap).map_err(|e| bad(format!("{e:?}")))?;
             for (name, info) in metadata.tensors() {
+                if let Some(other) = tensors.get(&name).map(|t: &SourceTensor| &shard_files[t.shard]) {
+                    return Err(bad(format!("tensor {name} is also in {}", other.display())));
+                }
                 tensors.insert(
                     name.clone(),
                     SourceTensor {
@@ -224,6 +227,34 @@ impl Checkpoint {
             .and_then(|t| t.get(key))
             .or_else(|| self.config.get(key))
     }
+}
+
+/// Refuses a header whose data offsets lie past the end of the file, before the safetensors
+/// crate sees it: its own size check adds the offsets unchecked, which overflows (a panic in a
+/// debug build) for offsets near 2^64; and the message here names the tensor.
+fn check_data_offsets(file: &[u8]) -> Result<(), String> {
+    let Some(n) = file.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))) else {
+        return Ok(()); // the safetensors crate reports it
+    };
+    let Some(header) = usize::try_from(n).ok().and_then(|n| file.get(8..8usize.checked_add(n)?)) else {
+        return Ok(());
+    };
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<Value>(header) else {
+        return Ok(());
+    };
+    let data_len = (file.len() - 8 - header.len()) as u64;
+    for (name, info) in &map {
+        let offsets = info.get("data_offsets").and_then(Value::as_array);
+        for end in offsets.into_iter().flatten().filter_map(Value::as_u64) {
+            if end > data_len {
+                return Err(format!(
+                    "tensor {name}: data offsets {} lie past the end of the data ({data_len} bytes)",
+                    info["data_offsets"]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The shard files: from `model.safetensors.index.json` if present (every file it names must

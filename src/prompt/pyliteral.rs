@@ -28,6 +28,15 @@ pub enum PyLiteralError {
 
 /// Reads the string value of the module-level constant `name` from Python `source`.
 pub fn string_constant(source: &str, name: &str) -> Result<String, PyLiteralError> {
+    // Python reads source with universal newlines: `\r\n` and a lone `\r` end lines, and a
+    // raw line break inside a triple-quoted string is `\n` whatever the file's line endings.
+    let normalized;
+    let source = if source.contains('\r') {
+        normalized = source.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        source
+    };
     let start = find_assignment(source, name).ok_or_else(|| PyLiteralError::NotFound(name.to_string()))?;
     let mut p = Parser {
         src: source,
@@ -42,11 +51,16 @@ pub fn string_constant(source: &str, name: &str) -> Result<String, PyLiteralErro
     }
 }
 
-/// Byte offset just after `name =` in a line that starts at column 0.
+/// Byte offset just after `name =` in the last statement that assigns `name` at column 0 (the
+/// value Python ends up with), skipping lines that are inside a string literal, a comment, a
+/// bracket or a backslash continuation (a `NAME = ...` line inside a docstring is not one).
 fn find_assignment(source: &str, name: &str) -> Option<usize> {
-    let mut offset = 0;
-    for line in source.split_inclusive('\n') {
-        if let Some(rest) = line.strip_prefix(name) {
+    statement_starts(source)
+        .into_iter()
+        .filter_map(|offset| {
+            let line = &source[offset..];
+            let line = &line[..line.find('\n').unwrap_or(line.len())];
+            let rest = line.strip_prefix(name)?;
             let after = rest.trim_start_matches([' ', '\t']);
             // `NAME: str = ...` is an annotated assignment.
             let after = if let Some(a) = after.strip_prefix(':') {
@@ -57,13 +71,60 @@ fn find_assignment(source: &str, name: &str) -> Option<usize> {
             } else {
                 after
             };
-            if after.starts_with('=') && !after.starts_with("==") {
-                return Some(offset + (line.len() - after.len()) + 1);
+            (after.starts_with('=') && !after.starts_with("==")).then(|| offset + (line.len() - after.len()) + 1)
+        })
+        .last()
+}
+
+/// Offsets of the lines where a statement may start: not inside a string literal or brackets,
+/// not after a backslash continuation. A rough tokenizer: enough to tell code from text.
+fn statement_starts(source: &str) -> Vec<usize> {
+    let bytes = source.as_bytes();
+    let mut starts = vec![0];
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => i += source[i..].find('\n').unwrap_or(source.len() - i),
+            b'\\' => i += 2, // a continuation: the next line is not a statement start
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
             }
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'\n' => {
+                i += 1;
+                if depth == 0 {
+                    starts.push(i);
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = bytes[i..].starts_with(&[q, q, q]);
+                let close_len = if triple { 3 } else { 1 };
+                i += close_len;
+                loop {
+                    match bytes.get(i) {
+                        None => break,
+                        Some(b'\\') => i += 2,
+                        Some(b'\n') if !triple => break, // unterminated: the line ends it
+                        Some(&c) if c == q && (!triple || bytes[i..].starts_with(&[q, q, q])) => {
+                            i += close_len;
+                            break;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+            }
+            _ => i += 1,
         }
-        offset += line.len();
     }
-    None
+    // Steps of 2 past a backslash may land inside a multi-byte character; only offsets after
+    // a newline are recorded, and those are always character boundaries.
+    starts.retain(|&s| s <= source.len());
+    starts
 }
 
 struct Parser<'s> {
@@ -246,11 +307,15 @@ impl<'s> Parser<'s> {
                 self.pos = start;
                 return Err(self.unsupported("unterminated string literal".into()));
             }
-            if self.src[i..].starts_with(quote) {
+            // Compared as bytes: `i` steps over the bytes of multi-byte characters (whose bytes
+            // are never ASCII, so never a quote), where slicing the str would panic.
+            if bytes[i..].starts_with(quote.as_bytes()) {
                 break;
             }
             match bytes[i] {
-                b'\\' => i += 2,
+                // Skip the backslash and the whole character it escapes (which may be several
+                // bytes long: stepping 2 bytes could land inside it).
+                b'\\' => i += 1 + self.src[i + 1..].chars().next().map_or(1, char::len_utf8),
                 b'\n' if quote.len() == 1 => {
                     self.pos = i;
                     return Err(self.unsupported("newline inside a single-quoted string".into()));
@@ -319,6 +384,11 @@ fn unescape(s: &str) -> Result<String, String> {
                     _ => 8,
                 };
                 let hex: String = (0..n).filter_map(|_| chars.next()).collect();
+                // Exactly n hex digits, as Python requires (`from_str_radix` alone would take a
+                // sign, and fewer digits).
+                if hex.len() != n || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(format!("truncated \\{e} escape (needs {n} hex digits)"));
+                }
                 let v = u32::from_str_radix(&hex, 16).map_err(|_| format!("invalid \\{e} escape"))?;
                 out.push(char::from_u32(v).ok_or(format!("invalid \\{e} escape"))?);
             }
@@ -400,6 +470,60 @@ D = "a" + "b"
         let d = string_constant(src, "D");
         assert!(matches!(&d, Err(PyLiteralError::Unsupported { reason, .. }) if reason.contains("unexpected '+'")), "{d:?}");
         assert_eq!(string_constant(src, "E"), Err(PyLiteralError::NotFound("E".into())));
+    }
+
+    /// Found by fuzzing (`python_literal_round_trip`; panic: byte index is not a char boundary):
+    /// the scan for the closing quote stepped byte by byte and sliced the str at each step, so
+    /// any non-ASCII character inside a literal (`NAME = '𛰀'`, `'é'`) panicked.
+    #[test]
+    fn non_ascii_characters_in_a_literal_do_not_panic() {
+        assert_eq!(string_constant("NAME = '𛰀'  # the prompt\n", "NAME").unwrap(), "𛰀");
+        assert_eq!(string_constant("X = \"\"\"Café — naïve 😀\n\"\"\"", "X").unwrap(), "Café — naïve 😀\n");
+        assert_eq!(string_constant("X = r'é'", "X").unwrap(), "é");
+    }
+
+    /// Regression (panic: byte index is not a char boundary): the scan for the closing
+    /// quote stepped 2 bytes past a backslash, into the middle of a multi-byte character.
+    #[test]
+    fn backslash_before_a_multibyte_character_does_not_panic() {
+        assert_eq!(string_constant("X = \"\\é\"\n", "X").unwrap(), "\\é");
+        assert_eq!(string_constant("X = '''a\\😀'''", "X").unwrap(), "a\\😀");
+        assert_eq!(string_constant("X = r'\\é'", "X").unwrap(), "\\é");
+        assert!(string_constant("X = '\\é", "X").is_err());
+    }
+
+    /// Regression: Python reads source with universal newlines, so a
+    /// triple-quoted string in a file with CRLF line endings has `\n`, not `\r\n`.
+    #[test]
+    fn crlf_line_endings_read_as_python_does() {
+        let src = "A = '''one\r\ntwo'''\r\nB = (\r\n  'x'  # c\r\n  'y'\r\n)\r\nC = 'a' \\\r\n  'b'\rD = '\\r'\r\n";
+        assert_eq!(string_constant(src, "A").unwrap(), "one\ntwo");
+        assert_eq!(string_constant(src, "B").unwrap(), "xy");
+        assert_eq!(string_constant(src, "C").unwrap(), "ab");
+        assert_eq!(string_constant(src, "D").unwrap(), "\r");
+    }
+
+    /// Regression: `\x+1` was read as `\x01` (a sign taken
+    /// as a digit) and `\x4'` as `\x04`; Python refuses both.
+    #[test]
+    fn hex_escapes_need_exactly_their_digits() {
+        for bad in ["'\\x+1'", "'\\x4'", "'\\u12'", "'\\U0001F60'", "'\\xé0'"] {
+            let src = format!("X = {bad}\n");
+            assert!(matches!(string_constant(&src, "X"), Err(PyLiteralError::Unsupported { .. })), "{bad}");
+        }
+        assert_eq!(string_constant("X = '\\x41\\u00e9\\U0001F600'", "X").unwrap(), "Aé😀");
+    }
+
+    /// Regression: lines were matched without regard to strings, so a `NAME = ...` line inside
+    /// a docstring (or another constant, or after a backslash continuation) was taken for the
+    /// assignment; and the first assignment was read where Python keeps the last.
+    #[test]
+    fn only_real_statements_count_and_the_last_one_wins() {
+        let src = "\"\"\"Docs.\nX = 'in a docstring'\n\"\"\"\nX = 'first'\nY = ('a'\nX = 'in brackets')\nZ = 1 + \\\nX = 'continued'\nX = 'last'  # the value\nW = '''\nX = 'in another string'\n'''\n";
+        assert_eq!(string_constant(src, "X").unwrap(), "last");
+        let src = "X = '''\nX = 'fake'\n'''\n";
+        assert_eq!(string_constant(src, "X").unwrap(), "\nX = 'fake'\n");
+        assert_eq!(string_constant("S = 'X = 1'\n", "X"), Err(PyLiteralError::NotFound("X".into())));
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub fn parse_completion(completion: &str) -> ParsedTurn {
 pub fn extract_calls(text: &str) -> Vec<Parsed> {
     let mut items = Vec::new();
     let mut pos = 0;
+    let mut ends = ObjectEnds::default();
+    // Where each marker of `looks_like_call` last occurs: an unclosed candidate runs to the end
+    // of the text, and asking `contains` of each of them would be quadratic.
+    let last_marker = ["\"tool\"", "'tool'", "\"name\""].map(|m| text.rfind(m));
     while let Some(off) = text[pos..].find('{') {
         let start = pos + off;
         let rest = &text[start..];
@@ -83,12 +87,22 @@ pub fn extract_calls(text: &str) -> Vec<Parsed> {
                 // Not valid JSON as written. Find where the object would end (string-aware
                 // brace matching), and retry once with raw control characters escaped:
                 // small models often put real newlines inside SQL strings.
-                let end = object_end(rest);
+                let end = ends.end_at(text, start);
                 let candidate = &rest[..end.unwrap_or(rest.len())];
                 pos = start + end.unwrap_or(1);
-                if let Ok(Value::Object(map)) = serde_json::from_str(&escape_controls(candidate)) {
+                // An object that never closes cannot parse, escaped or not: skip the attempt
+                // (it would cost the rest of the text at every `{` of it).
+                let escaped = match end {
+                    Some(_) => serde_json::from_str(&escape_controls(candidate)).ok(),
+                    None => None,
+                };
+                let looks_like_call = match end {
+                    Some(_) => looks_like_call(candidate),
+                    None => last_marker.iter().any(|m| m.is_some_and(|i| i >= start)),
+                };
+                if let Some(Value::Object(map)) = escaped {
                     items.push(to_call(map, candidate));
-                } else if looks_like_call(candidate) {
+                } else if looks_like_call {
                     let error = match serde_json::from_str::<Value>(candidate) {
                         Err(e) => format!("invalid JSON: {e}"),
                         Ok(_) => "invalid JSON".to_string(),
@@ -153,8 +167,96 @@ fn looks_like_call(text: &str) -> bool {
     text.contains("\"tool\"") || text.contains("'tool'") || text.contains("\"name\"")
 }
 
+/// Remembers what scans for object ends learnt, so that a text full of unclosed `{` costs a
+/// few passes in all rather than one per `{` (quadratic: a 200 kB completion of `{\"` took
+/// 19 s).
+#[derive(Default)]
+struct ObjectEnds {
+    /// Absolute position of a `{` → its length up to the closing `}`, or `None` if it never
+    /// closes.
+    known: std::collections::HashMap<usize, Option<usize>>,
+    /// States (position, after a backslash) inside a string from which the string was found
+    /// never to close.
+    endless: std::collections::HashSet<(usize, bool)>,
+}
+
+impl ObjectEnds {
+    /// `object_end(&text[start..])`, from what earlier scans learnt when they can tell.
+    ///
+    /// Two scans in the same state at the same position (outside a string; or inside one, with
+    /// the same escape state) read the rest of the text alike. So a scan that meets a `{` an
+    /// earlier scan saw outside a string jumps over its object (or, if that never closes,
+    /// knows that neither does any enclosing one); and a scan that enters a state from which
+    /// a string was found never to close stops there. Every `{` a scan sees outside a string
+    /// is recorded: where it closes, or that it never does.
+    fn end_at(&mut self, text: &str, start: usize) -> Option<usize> {
+        if let Some(&end) = self.known.get(&start) {
+            return end;
+        }
+        // Only ASCII bytes matter (braces, quotes, backslashes), and the bytes of multi-byte
+        // characters are never ASCII: a byte scan reads the text as a char scan would.
+        let bytes = text.as_bytes();
+        let mut open: Vec<usize> = Vec::new();
+        let mut in_string = false;
+        let mut escaped = false;
+        let mut string_states: Vec<(usize, bool)> = Vec::new();
+        let mut i = start;
+        let mut endless = false;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if in_string {
+                if self.endless.contains(&(i, escaped)) {
+                    endless = true;
+                    break;
+                }
+                string_states.push((i, escaped));
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            match b {
+                b'"' => {
+                    in_string = true;
+                    string_states.clear();
+                }
+                b'{' => match self.known.get(&i) {
+                    Some(&Some(len)) => {
+                        i += len;
+                        continue;
+                    }
+                    Some(&None) => break, // it never closes, so neither does any around it
+                    None => open.push(i),
+                },
+                b'}' => {
+                    if let Some(o) = open.pop() {
+                        self.known.insert(o, Some(i + 1 - o));
+                        if open.is_empty() {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if in_string && (endless || i >= bytes.len()) {
+            self.endless.extend(string_states);
+        }
+        for o in open {
+            self.known.insert(o, None);
+        }
+        self.known.get(&start).copied().flatten()
+    }
+}
+
 /// Byte offset just past the `}` that closes the object opening at `text[0]`, matching braces
-/// outside JSON strings. `None` when it never closes.
+/// outside JSON strings. `None` when it never closes. (The reference for [`ObjectEnds`].)
+#[cfg(test)]
 fn object_end(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     let mut in_string = false;
@@ -332,6 +434,44 @@ mod tests {
         let turn = parse_completion("{\"tool\": \"list_tables\"}");
         assert_eq!(turn.thinking, "");
         assert_eq!(turn.items, vec![call("list_tables", Value::Null)]);
+    }
+
+    /// Regression (quadratic time): every unclosed `{` used to rescan, re-escape and
+    /// re-search the rest of the text: 200 kB of `{\"` took 19 s or more.
+    #[test]
+    fn unclosed_braces_take_linear_time() {
+        let n = 200_000;
+        for unit in ["{", "{\"", "\"{", "{\\\"", "{[", "{\"a\": {", "{ ]", "\\{\"\\"] {
+            let text: String = unit.repeat(n / unit.len());
+            let t = std::time::Instant::now();
+            let items = extract_calls(&text);
+            assert!(items.is_empty(), "{unit:?}: {:?}", items.first());
+            assert!(t.elapsed() < std::time::Duration::from_secs(2), "{unit:?} took {:?}", t.elapsed());
+        }
+        // Unclosed calls are still reported, and the next call still runs.
+        let text = format!("{}{{\"tool\": \"a\"{} {{\"tool\": \"b\"}}", "{".repeat(50_000), "{".repeat(50_000));
+        let t = std::time::Instant::now();
+        let items = extract_calls(&text);
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "took {:?}", t.elapsed());
+        assert!(matches!(&items[0], Parsed::Malformed { error, .. } if error.contains("not closed")), "{items:?}");
+        assert_eq!(items.last(), Some(&call("b", Value::Null)));
+    }
+
+    proptest::proptest! {
+        /// The memo of object ends agrees with a scan from each `{`, whatever order the `{` are
+        /// asked in.
+        #[test]
+        fn object_ends_memo_matches_a_fresh_scan(
+            text in "[{}\"\\\\a é\n]{0,80}",
+            order in proptest::collection::vec(0usize..80, 0..30),
+        ) {
+            let opens: Vec<usize> = text.match_indices('{').map(|(i, _)| i).collect();
+            let mut ends = ObjectEnds::default();
+            let asked = order.iter().filter_map(|&k| opens.get(k % opens.len().max(1)).copied()).chain(opens.iter().copied());
+            for start in asked {
+                proptest::prop_assert_eq!(ends.end_at(&text, start), object_end(&text[start..]), "at {}", start);
+            }
+        }
     }
 
     #[test]
