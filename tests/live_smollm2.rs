@@ -173,3 +173,21 @@ fn the_lone_and_the_batched_engine_play_the_same_episode() {
         assert_eq!(ep.tokens.context_tokens, lone.tokens.context_tokens);
     }
 }
+
+/// A damaged model file is refused by sqale's own GGUF reader with the byte that is wrong,
+/// before llama.cpp (which aborts on some malformed files) sees it.
+#[test]
+fn a_damaged_model_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(common::test_model()).unwrap();
+    let truncated = dir.path().join("truncated.gguf");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let text = dir.path().join("notes.gguf");
+    std::fs::write(&text, "not a model\n").unwrap();
+    for (path, expect) in [(&truncated, "not a valid GGUF file"), (&text, "not a valid GGUF file")] {
+        let err = Model::load(path, &ModelOptions::default()).err().expect("refused");
+        assert!(matches!(err, sqale::engine::EngineError::NotGguf(_)), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains(expect) && msg.contains(&path.display().to_string()), "{msg}");
+    }
+}

@@ -192,12 +192,7 @@ pub fn write<E>(
     mut on_tensor: impl FnMut(usize),
 ) -> Result<u64, WriteError<E>> {
     check_plan(metadata, tensors).map_err(WriteError::Invalid)?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".sqale-convert-")
-        .suffix(".gguf.part")
-        .tempfile_in(dir)
-        .map_err(WriteError::Io)?;
+    let tmp = crate::atomic::AtomicFile::create(path).map_err(WriteError::Io)?;
     let mut w = BufWriter::with_capacity(8 << 20, tmp);
     let io = WriteError::Io;
     w.write_all(b"GGUF").map_err(io)?;
@@ -235,10 +230,7 @@ pub fn write<E>(
         on_tensor(i);
     }
     let tmp = w.into_inner().map_err(|e| WriteError::Io(e.into_error()))?;
-    let total = tmp.as_file().metadata().map_err(io)?.len();
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| WriteError::Io(e.error))?;
-    Ok(total)
+    tmp.commit().map_err(io)
 }
 
 /// What llama.cpp's reader (and [`read_header`]) refuses, checked before anything is written.

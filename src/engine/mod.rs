@@ -37,6 +37,9 @@ pub enum EngineError {
     /// No file at the path.
     #[error("model file not found: {0}")]
     ModelNotFound(PathBuf),
+    /// The file is not a GGUF file llama.cpp can read: damaged, truncated, or something else.
+    #[error("{0}; pass a complete GGUF model file (re-download or re-convert it)")]
+    NotGguf(#[source] sqale_convert::gguf::ReadError),
     /// llama.cpp could not load the file.
     #[error("llama.cpp could not load {path} as a GGUF model ({source}); check that the file is complete and of an architecture this llama.cpp knows")]
     Load {

@@ -95,6 +95,9 @@ impl Model {
         if !path.is_file() {
             return Err(EngineError::ModelNotFound(path.to_path_buf()));
         }
+        // Checked in Rust first: llama.cpp aborts the process on some malformed files, and its
+        // errors do not say which byte is wrong.
+        sqale_convert::gguf::read_header(path).map_err(EngineError::NotGguf)?;
         let backend = backend()?;
         if !options.verbose {
             // llama.cpp logs to stderr by default; silence it unless asked.

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::tools::Tool;
 use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
 use crate::batched::{BatchedEngine, SlotGenerator};
 use crate::env::{Environment, Limits, Rows};
@@ -263,7 +264,7 @@ pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Quest
         .turns
         .iter()
         .filter(|t| !t.final_turn)
-        .flat_map(|t| t.calls.iter().filter(|c| c.tool != "submit_sql"))
+        .flat_map(|t| t.calls.iter().filter(|c| c.tool != Tool::SubmitSql.name()))
         .map(|c| c.result.to_lowercase())
         .collect::<Vec<_>>()
         .join("\n");

@@ -23,22 +23,31 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
 /// One model's summary (over questions whose gold query ran).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
+    /// The model's label.
     pub model: String,
     /// Questions scored.
     pub n: usize,
     /// Questions whose gold query failed (not counted).
     pub gold_failed: usize,
+    /// Questions answered correctly.
     pub correct: usize,
     /// Execution accuracy, percent.
     pub ex: f64,
     /// Its 95% Wilson interval.
     pub ex_ci: (f64, f64),
+    /// Mean training reward tier.
     pub mean_reward: f64,
+    /// Mean multiset F1 of result rows.
     pub mean_f1: f64,
+    /// Tool calls per episode.
     pub tool_calls_per_episode: f64,
+    /// Assistant turns per episode.
     pub turns_per_episode: f64,
+    /// Tokens run through the model per episode.
     pub decoded_tokens_per_episode: f64,
+    /// Tokens sampled per episode.
     pub generated_tokens_per_episode: f64,
+    /// Wall-clock seconds per episode.
     pub seconds_per_episode: f64,
     /// Generated tokens per second of episode time.
     pub generated_tokens_per_second: f64,
@@ -107,7 +116,9 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
 /// Model `b` against model `a` on the questions both answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Paired {
+    /// The model compared against (the first).
     pub a: String,
+    /// The model compared.
     pub b: String,
     /// Questions in common.
     pub n: usize,

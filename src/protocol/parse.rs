@@ -6,6 +6,7 @@
 //! past the JSON: an object is taken whole by a real JSON parser, so braces inside SQL strings
 //! cannot confuse it.
 
+use crate::tools::Tool;
 use serde_json::{Map, Value};
 
 /// One tool call as the model wrote it.
@@ -345,7 +346,7 @@ pub fn final_answer_sql(turn: &ParsedTurn) -> Option<String> {
             .last()
             .map(str::to_string)
     };
-    if let Some(sql) = sql_of("submit_sql").or_else(|| sql_of("run_query")) {
+    if let Some(sql) = sql_of(Tool::SubmitSql.name()).or_else(|| sql_of(Tool::RunQuery.name())) {
         return Some(sql);
     }
     let answer = turn.answer.as_str();
