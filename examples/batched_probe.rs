@@ -23,13 +23,25 @@ fn main() {
         let mut b = BatchedEngine::new(&model, opts.clone(), n).unwrap();
         let mut out = vec![String::new(); users.len()];
         let jobs: Vec<(usize, &String)> = users.iter().enumerate().collect();
-        b.run(jobs, |(i, u), g| {
-            g.begin(prefix, i as u32).unwrap();
-            g.append(u, 1024).unwrap();
-            (i, g.complete(80, &mut |_| {}).unwrap().text)
-        }, &mut |(i, t)| out[i] = t).unwrap();
+        b.run(
+            jobs,
+            |(i, u), g| {
+                g.begin(prefix, i as u32).unwrap();
+                g.append(u, 1024).unwrap();
+                (i, g.complete(80, &mut |_| {}).unwrap().text)
+            },
+            &mut |(i, t)| out[i] = t,
+        )
+        .unwrap();
         let same: Vec<bool> = out.iter().zip(&serial).map(|(a, b)| a == b).collect();
         println!("N={n} same as serial Engine: {same:?}");
-        if n == 4 { for (a, b) in out.iter().zip(&serial) { if a != b { println!("  {:?}\n  {:?}", a, b); break; } } }
+        if n == 4 {
+            for (a, b) in out.iter().zip(&serial) {
+                if a != b {
+                    println!("  {:?}\n  {:?}", a, b);
+                    break;
+                }
+            }
+        }
     }
 }

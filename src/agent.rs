@@ -459,7 +459,9 @@ impl EpisodeState {
         let runs = answer.as_deref().map(|sql| self.env.check(sql).is_ok());
         let (sql, source, ended) = match (answer, runs, &self.last_working) {
             (Some(sql), Some(true), _) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalTurn),
-            (_, _, Some(prev)) => (Some(prev.clone()), SqlSource::LastWorkingQuery, EndedBy::FallbackToLastWorkingQuery),
+            (_, _, Some(prev)) => {
+                (Some(prev.clone()), SqlSource::LastWorkingQuery, EndedBy::FallbackToLastWorkingQuery)
+            }
             (Some(sql), _, None) => (Some(sql), SqlSource::FinalAnswer, EndedBy::FinalAnswerFailed),
             (None, _, None) => (None, SqlSource::FinalAnswer, EndedBy::NoAnswer),
         };
@@ -471,7 +473,12 @@ impl EpisodeState {
 
     /// Runs every call of a tool turn in order (a `submit_sql` ends the turn) and returns the
     /// results to send back, labelled by call.
-    fn tool_turn(&mut self, mut turn: Turn, started: Instant, on_event: &mut dyn FnMut(Event<'_>)) -> Vec<(String, String)> {
+    fn tool_turn(
+        &mut self,
+        mut turn: Turn,
+        started: Instant,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Vec<(String, String)> {
         self.episode.tool_turns += 1;
         let parsed = protocol::parse_completion(&turn.completion);
         let mut results = Vec::new();

@@ -238,7 +238,8 @@ impl<'m> BatchedEngine<'m> {
                 if slot.logits.is_empty() {
                     return Err(GenerateError::Backend("nothing decoded to sample from".into()));
                 }
-                slot.work = Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), text: TextStream::default() };
+                slot.work =
+                    Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), text: TextStream::default() };
                 // A completion can end on its first sample.
                 Ok(self.sample(slot, None).map(|c| Reply::Completed(c, slot.counters)))
             }
@@ -303,7 +304,8 @@ impl<'m> BatchedEngine<'m> {
             if slot.tokens.len() + 1 > capacity {
                 // Only this sequence is full; the others go on.
                 slot.work = Work::Idle;
-                let _ = replies[i].send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity }));
+                let _ = replies[i]
+                    .send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity }));
                 continue;
             }
             members.push(i);

@@ -91,11 +91,7 @@ pub trait Generator {
     /// Samples until an end-of-generation token or `max_tokens` tokens; the sampled tokens
     /// become part of the sequence, the stop token does not. `on_text` receives the text as it
     /// is generated (whole UTF-8 characters only).
-    fn complete(
-        &mut self,
-        max_tokens: usize,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<Completion, GenerateError>;
+    fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError>;
 
     /// The conversation's counters so far.
     fn counters(&self) -> Counters;
@@ -158,10 +154,7 @@ impl ScriptedGenerator {
             return Err(GenerateError::OverBudget { needed, limit });
         }
         if needed > self.context_size {
-            return Err(GenerateError::ContextFull {
-                needed,
-                capacity: self.context_size,
-            });
+            return Err(GenerateError::ContextFull { needed, capacity: self.context_size });
         }
         self.transcript.push_str(text);
         self.segments.push((text.to_string(), false));
@@ -183,11 +176,7 @@ impl Generator for ScriptedGenerator {
         self.push(text, max_tokens)
     }
 
-    fn complete(
-        &mut self,
-        max_tokens: usize,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<Completion, GenerateError> {
+    fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
         let text = self
             .script
             .pop_front()

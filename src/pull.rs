@@ -100,17 +100,13 @@ pub fn resolve(name: &str) -> Result<Entry, PullError> {
         Some((i, r)) => (i, Some(r)),
         None => (name, None),
     };
-    let mut e = models
-        .iter()
-        .find(|m| m.alias == id || m.repo == id)
-        .cloned()
-        .unwrap_or_else(|| Entry {
-            alias: id.to_string(),
-            repo: id.to_string(),
-            revision: "main".into(),
-            default_type: "q4_k_m".into(),
-            description: String::new(),
-        });
+    let mut e = models.iter().find(|m| m.alias == id || m.repo == id).cloned().unwrap_or_else(|| Entry {
+        alias: id.to_string(),
+        repo: id.to_string(),
+        revision: "main".into(),
+        default_type: "q4_k_m".into(),
+        description: String::new(),
+    });
     if let Some(r) = rev {
         e.revision = r.to_string();
     }
@@ -125,10 +121,7 @@ pub fn default_entry() -> Result<Entry, PullError> {
 
 /// Where sqale keeps converted models: `<cache>/sqale/models/<org>--<name>/<revision>/`.
 pub fn model_dir(e: &Entry) -> PathBuf {
-    crate::demo::cache_dir()
-        .join("sqale/models")
-        .join(e.repo.replace('/', "--"))
-        .join(&e.revision)
+    crate::demo::cache_dir().join("sqale/models").join(e.repo.replace('/', "--")).join(&e.revision)
 }
 
 /// The converted GGUF of `e` in type `ty`, if it exists.
@@ -147,7 +140,11 @@ pub fn cached_prompt_file(e: &Entry) -> Option<PathBuf> {
 /// cache, or finds them there when offline, and returns the snapshot folder holding them.
 pub fn fetch_dataset(id: &str, progress: bool) -> Result<PathBuf, PullError> {
     let cache = Cache::from_env();
-    let not_cached = |why: String| PullError::DatasetNotCached { repo: id.to_string(), cache: cache.path().display().to_string(), why };
+    let not_cached = |why: String| PullError::DatasetNotCached {
+        repo: id.to_string(),
+        cache: cache.path().display().to_string(),
+        why,
+    };
     let cached_snapshot = || -> Option<PathBuf> {
         let dir = cache.path().join(format!("datasets--{}", id.replace('/', "--"))).join("snapshots");
         let mut snaps: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
@@ -173,7 +170,11 @@ pub fn fetch_dataset(id: &str, progress: bool) -> Result<PathBuf, PullError> {
     };
     let mut snapshot = None;
     for file in info.siblings.iter().map(|s| s.rfilename.as_str()).filter(|f| f.ends_with(".parquet")) {
-        let path = repo.get(file).map_err(|e| PullError::Download { repo: id.to_string(), file: file.to_string(), reason: e.to_string() })?;
+        let path = repo.get(file).map_err(|e| PullError::Download {
+            repo: id.to_string(),
+            file: file.to_string(),
+            reason: e.to_string(),
+        })?;
         // The snapshot folder is the file's path less its name in the repository.
         let depth = Path::new(file).components().count();
         snapshot = path.ancestors().nth(depth).map(Path::to_path_buf);
@@ -204,7 +205,8 @@ fn shard_names(index: Option<&Path>) -> Result<Vec<String>, PullError> {
         return Ok(vec!["model.safetensors".into()]);
     };
     let text = std::fs::read_to_string(index).map_err(|e| PullError::Io { path: index.to_path_buf(), source: e })?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| PullError::Registry(format!("{}: {e}", index.display())))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| PullError::Registry(format!("{}: {e}", index.display())))?;
     let mut names: Vec<String> = v["weight_map"]
         .as_object()
         .map(|m| m.values().filter_map(|x| x.as_str().map(str::to_string)).collect())
@@ -317,10 +319,13 @@ pub fn install(
     let dir = model_dir(e);
     std::fs::create_dir_all(&dir).map_err(|err| PullError::Io { path: dir.clone(), source: err })?;
     let gguf = dir.join(format!("{ty}.gguf"));
-    let opts = sqale_convert::ConvertOptions { out_type, name: Some(e.repo.clone()), repo: Some(e.repo.clone()), threads };
+    let opts =
+        sqale_convert::ConvertOptions { out_type, name: Some(e.repo.clone()), repo: Some(e.repo.clone()), threads };
     sqale_convert::convert(snapshot, &gguf, &opts, progress)?;
     let mut files = BTreeMap::new();
-    for entry in std::fs::read_dir(snapshot).map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })? {
+    for entry in
+        std::fs::read_dir(snapshot).map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })?
+    {
         let entry = entry.map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })?;
         let p = entry.path();
         if p.is_file() {
@@ -329,7 +334,8 @@ pub fn install(
     }
     let agent = snapshot.join("sqale_agent.py");
     if agent.is_file() {
-        std::fs::copy(&agent, dir.join("sqale_agent.py")).map_err(|err| PullError::Io { path: agent.clone(), source: err })?;
+        std::fs::copy(&agent, dir.join("sqale_agent.py"))
+            .map_err(|err| PullError::Io { path: agent.clone(), source: err })?;
     }
     let manifest = Manifest {
         repo: e.repo.clone(),

@@ -74,7 +74,14 @@ pub struct SystemInfo {
 pub fn devices() -> Vec<Device> {
     crate::engine::devices()
         .into_iter()
-        .map(|d| Device { index: d.index, name: d.name, description: d.description, backend: d.backend, memory_total: d.memory_total, memory_free: d.memory_free })
+        .map(|d| Device {
+            index: d.index,
+            name: d.name,
+            description: d.description,
+            backend: d.backend,
+            memory_total: d.memory_total,
+            memory_free: d.memory_free,
+        })
         .collect()
 }
 
@@ -102,9 +109,27 @@ mod tests {
     fn build_info_names_cpu_first_and_serializes_flat() {
         let b = BuildInfo::current();
         assert_eq!(b.backends[0], "cpu");
-        let info = SystemInfo { build: b, gpu_offload: false, threads_default: 2, devices: Vec::new(), memory: Some(MachineMemory { total: 8, available: 4 }), model: None };
+        let info = SystemInfo {
+            build: b,
+            gpu_offload: false,
+            threads_default: 2,
+            devices: Vec::new(),
+            memory: Some(MachineMemory { total: 8, available: 4 }),
+            model: None,
+        };
         let j = serde_json::to_value(&info).unwrap();
-        for key in ["version", "backends", "target", "cpu_features", "cpu_kernels", "gpu_offload", "threads_default", "devices", "memory_total", "memory_available"] {
+        for key in [
+            "version",
+            "backends",
+            "target",
+            "cpu_features",
+            "cpu_kernels",
+            "gpu_offload",
+            "threads_default",
+            "devices",
+            "memory_total",
+            "memory_available",
+        ] {
             assert!(j.get(key).is_some(), "{key} missing: {j}");
         }
         assert!(j.get("model").is_none());

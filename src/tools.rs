@@ -213,7 +213,10 @@ mod tests {
     #[test]
     fn examples_render_as_json_calls() {
         let e = Tool::DistinctValues.spec().example();
-        assert_eq!(e, r#"{"tool": "distinct_values", "args": {"table_name": "...", "column_name": "...", "limit": 20}}"#);
+        assert_eq!(
+            e,
+            r#"{"tool": "distinct_values", "args": {"table_name": "...", "column_name": "...", "limit": 20}}"#
+        );
         for s in &CATALOGUE {
             let v: serde_json::Value = serde_json::from_str(&s.example()).unwrap();
             assert_eq!(v["tool"], s.name);

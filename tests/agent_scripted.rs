@@ -53,7 +53,10 @@ fn several_calls_in_one_turn_run_in_order_and_return_together() {
     let (ep, gen) = run(&[turn, &s]);
     assert_eq!(ep.ended_by, EndedBy::SubmitSql);
     let calls = &ep.turns[0].calls;
-    assert_eq!(calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["list_tables", "describe_table", "join_path"]);
+    assert_eq!(
+        calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(),
+        ["list_tables", "describe_table", "join_path"]
+    );
     assert!(calls.iter().all(|c| c.ok));
     let t = gen.transcript();
     let i1 = t.find("[1] list_tables()").expect("first result");
@@ -207,9 +210,7 @@ fn evidence_and_a_prompt_from_the_reference_file_are_used_verbatim() {
     let settings = Settings { prompt: prompt.clone(), ..Settings::default() };
     let s = submit(ANSWER);
     let mut agent = Agent::new(ScriptedGenerator::new([s.as_str()]), settings);
-    let ep = agent
-        .run_with("Who?", Some("in 2024"), &common::demo_db(), &mut |_| {})
-        .unwrap();
+    let ep = agent.run_with("Who?", Some("in 2024"), &common::demo_db(), &mut |_| {}).unwrap();
     assert_eq!(ep.prompt_hash, prompt.hash());
     assert_ne!(ep.prompt_hash, sqale::prompt::Prompt::default().hash());
     assert!(agent.generator().transcript().starts_with(

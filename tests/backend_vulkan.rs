@@ -29,15 +29,20 @@ fn vulkan_decodes_like_the_cpu_and_runs_an_episode() {
         std::env::set_var("GGML_VK_VISIBLE_DEVICES", "0");
     }
     let devices = sqale::engine::devices();
-    let vk = devices
-        .iter()
-        .find(|d| d.backend.eq_ignore_ascii_case("vulkan"))
-        .unwrap_or_else(|| panic!("no Vulkan device among {:?}: install mesa-vulkan-drivers (lavapipe)", devices.iter().map(|d| &d.name).collect::<Vec<_>>()));
+    let vk = devices.iter().find(|d| d.backend.eq_ignore_ascii_case("vulkan")).unwrap_or_else(|| {
+        panic!(
+            "no Vulkan device among {:?}: install mesa-vulkan-drivers (lavapipe)",
+            devices.iter().map(|d| &d.name).collect::<Vec<_>>()
+        )
+    });
     assert!(sqale::engine::GPU_BACKENDS.contains("vulkan"));
     let path = common::test_model();
     let gpu = Model::load(&path, &ModelOptions { device: Some(vk.name.clone()), ..Default::default() }).unwrap();
     let cpu = Model::load(&path, &ModelOptions { gpu_layers: Some(0), ..Default::default() }).unwrap();
-    let err = Model::load(&path, &ModelOptions { device: Some("Vulkan9".into()), ..Default::default() }).err().unwrap().to_string();
+    let err = Model::load(&path, &ModelOptions { device: Some("Vulkan9".into()), ..Default::default() })
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("no device \"Vulkan9\"") && err.contains(&vk.name), "{err}");
 
     // Incremental decoding (a prompt in one batch, then token by token) on Vulkan against the CPU.

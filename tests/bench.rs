@@ -18,7 +18,19 @@ fn set<'a>(names: &[&'a str]) -> BTreeSet<&'a str> {
     names.iter().copied().collect()
 }
 
-const SPEED_KEYS: &[&str] = &["model", "params", "size_bytes", "threads", "batch", "pp_tokens", "pp_tps_mean", "pp_tps_sd", "tg_tokens", "tg_tps_mean", "tg_tps_sd"];
+const SPEED_KEYS: &[&str] = &[
+    "model",
+    "params",
+    "size_bytes",
+    "threads",
+    "batch",
+    "pp_tokens",
+    "pp_tps_mean",
+    "pp_tps_sd",
+    "tg_tokens",
+    "tg_tps_mean",
+    "tg_tps_sd",
+];
 
 #[test]
 fn speed_and_replay_reports_hold_together() {
@@ -30,7 +42,10 @@ fn speed_and_replay_reports_hold_together() {
     let mut engine = Engine::new(&model, options.clone()).unwrap();
 
     let mut calls = Vec::new();
-    let r = bench::speed(&mut engine, &options, SpeedSizes { pp: 16, tg: 4, reps: 2 }, &mut |rep, reps| calls.push((rep, reps))).unwrap();
+    let r = bench::speed(&mut engine, &options, SpeedSizes { pp: 16, tg: 4, reps: 2 }, &mut |rep, reps| {
+        calls.push((rep, reps))
+    })
+    .unwrap();
     assert_eq!(calls, [(0, 2), (1, 2), (2, 2)], "warm-up, then each timed repetition");
     assert_eq!((r.pp_tokens, r.tg_tokens, r.threads, r.batch), (16, 4, Some(1), 256));
     assert_eq!(r.model, path.display().to_string());
@@ -49,36 +64,77 @@ fn speed_and_replay_reports_hold_together() {
         "<think>\nCount the suppliers.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT COUNT(*) FROM suppliers\"}}",
     ];
     let t = std::time::Instant::now();
-    let e = bench::replay_script(&mut engine, &script, "How many suppliers are there?", &common::demo_db(), None).unwrap();
+    let e =
+        bench::replay_script(&mut engine, &script, "How many suppliers are there?", &common::demo_db(), None).unwrap();
     assert_eq!(e.scripted_ended_by, EndedBy::SubmitSql);
     assert_eq!((e.tool_turns, e.turns), (2, 2), "submit_sql is a tool turn");
     assert!(0 < e.generated_tokens && e.generated_tokens < e.context_tokens, "{e:?}");
     assert_eq!(e.cached_decoded_tokens, e.context_tokens, "with the cache every token is decoded once");
     // Re-decoding decodes, before each assistant turn, everything before it again: more than
     // once through, at most once per turn.
-    assert!(e.cached_decoded_tokens < e.redecode_decoded_tokens && e.redecode_decoded_tokens <= 2 * e.context_tokens, "{e:?}");
+    assert!(
+        e.cached_decoded_tokens < e.redecode_decoded_tokens && e.redecode_decoded_tokens <= 2 * e.context_tokens,
+        "{e:?}"
+    );
     assert!(e.cached_seconds > 0.0 && e.redecode_seconds > 0.0, "{e:?}");
     assert_eq!(e.redecode_over_cached, e.redecode_seconds / e.cached_seconds);
     assert!(e.live.is_none());
-    eprintln!("replay of {} tokens: {:.1} s (cached {:.1} s, re-decoding {:.1} s)", e.context_tokens, t.elapsed().as_secs_f64(), e.cached_seconds, e.redecode_seconds);
+    eprintln!(
+        "replay of {} tokens: {:.1} s (cached {:.1} s, re-decoding {:.1} s)",
+        e.context_tokens,
+        t.elapsed().as_secs_f64(),
+        e.cached_seconds,
+        e.redecode_seconds
+    );
     let j = serde_json::to_value(&e).unwrap();
     assert_eq!(j["scripted_ended_by"], "submit_sql");
     assert_eq!(j["question"], "How many suppliers are there?");
     assert_eq!(
         keys(&j),
-        set(&["question", "scripted_ended_by", "tool_turns", "turns", "context_tokens", "generated_tokens", "cached_decoded_tokens", "redecode_decoded_tokens", "cached_seconds", "redecode_seconds", "redecode_over_cached"])
+        set(&[
+            "question",
+            "scripted_ended_by",
+            "tool_turns",
+            "turns",
+            "context_tokens",
+            "generated_tokens",
+            "cached_decoded_tokens",
+            "redecode_decoded_tokens",
+            "cached_seconds",
+            "redecode_seconds",
+            "redecode_over_cached"
+        ])
     );
 
     // The engine is usable afterwards, and a measurement that cannot fit says so.
     let err = bench::speed(&mut engine, &options, SpeedSizes { pp: 5000, tg: 1, reps: 1 }, &mut |_, _| {}).unwrap_err();
-    assert!(matches!(err, bench::BenchError::Decode(sqale::generate::GenerateError::ContextFull { needed: 5000, capacity: 4096 })), "{err}");
+    assert!(
+        matches!(
+            err,
+            bench::BenchError::Decode(sqale::generate::GenerateError::ContextFull { needed: 5000, capacity: 4096 })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn cli_json_keeps_its_fields_and_rejects_bad_parallel_values() {
     let model = common::test_model();
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
-        .args(["bench", "--model", model.to_str().unwrap(), "--pp", "8", "--tg", "2", "--reps", "1", "--ctx", "512", "--json"])
+        .args([
+            "bench",
+            "--model",
+            model.to_str().unwrap(),
+            "--pp",
+            "8",
+            "--tg",
+            "2",
+            "--reps",
+            "1",
+            "--ctx",
+            "512",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -89,7 +145,10 @@ fn cli_json_keeps_its_fields_and_rejects_bad_parallel_values() {
     let text = serde_json::to_string_pretty(&j).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), text, "keys sorted, as before");
 
-    let out = Command::new(env!("CARGO_BIN_EXE_sqale")).args(["bench", "--eval-bench", "x.jsonl", "--parallel", "0,2"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["bench", "--eval-bench", "x.jsonl", "--parallel", "0,2"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--parallel takes values 1-64") && err.contains("[0, 2]"), "{err}");

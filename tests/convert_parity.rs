@@ -21,7 +21,8 @@ struct Reference {
 }
 
 fn reference(variant: &str) -> Reference {
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(fixture(variant).join("reference.json")).unwrap()).unwrap();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(variant).join("reference.json")).unwrap()).unwrap();
     let nums = |x: &Value| x.as_array().unwrap().iter().map(|f| f.as_f64().unwrap() as f32).collect::<Vec<_>>();
     Reference {
         tokens: v["tokens"].as_array().unwrap().iter().map(|t| t.as_i64().unwrap() as i32).collect(),
@@ -41,7 +42,8 @@ pub fn convert(variant: &str, ty: &str, dir: &Path) -> PathBuf {
 fn llama_logits(gguf: &Path, tokens: &[i32]) -> Vec<Vec<f32>> {
     let model = Model::load(gguf, &ModelOptions::default()).unwrap();
     assert_eq!(model.meta("general.architecture").as_deref(), Some("qwen35"));
-    let mut engine = Engine::new(&model, EngineOptions { ctx: 256, threads: Some(2), ..EngineOptions::default() }).unwrap();
+    let mut engine =
+        Engine::new(&model, EngineOptions { ctx: 256, threads: Some(2), ..EngineOptions::default() }).unwrap();
     tokens
         .iter()
         .map(|&t| {
@@ -97,7 +99,9 @@ fn f16_bf16_and_q8_0_stay_within_looser_bounds() {
     // matrices and to 8 bits for q8_0 ones. This random tiny model amplifies that: its
     // linear-attention output is tiny before the gated norm, and its logits are nearly flat, so
     // argmax flips easily. The correlation with the reference logits shows the shape is kept.
-    for (ty, bound, max_wrong, min_corr) in [("bf16", 5e-2, 5, 0.999), ("f16", 1e-2, 1, 0.9999), ("q8_0", 0.4, 20, 0.98)] {
+    for (ty, bound, max_wrong, min_corr) in
+        [("bf16", 5e-2, 5, 0.999), ("f16", 1e-2, 1, 0.9999), ("q8_0", 0.4, 20, 0.98)]
+    {
         let gguf = convert("untied", ty, dir.path());
         let got = llama_logits(&gguf, &r.tokens);
         let (err, wrong) = compare(&r, &got);

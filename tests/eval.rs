@@ -42,7 +42,17 @@ fn scoring_predictions_from_another_system() {
     ];
     std::fs::write(&preds, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
     let out = dir.path().join("scored");
-    let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let o = sqale(&[
+        "eval",
+        "score",
+        "--bench",
+        manifest.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let m = &v["models"][0];
@@ -50,7 +60,11 @@ fn scoring_predictions_from_another_system() {
     assert_eq!(m["gold_failed"], 1);
     assert_eq!(m["correct"], 2);
     assert_eq!(m["ex"], 50.0);
-    let recs: Vec<serde_json::Value> = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs: Vec<serde_json::Value> = std::fs::read_to_string(out.join("episodes.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let by_id = |id: &str| recs.iter().find(|r| r["id"] == id).unwrap().clone();
     assert_eq!(by_id("q2")["reward"], 1.0, "executes, wrong, F1 0");
     assert_eq!(by_id("q4")["reward"], 0.5, "valid SQL that does not run");
@@ -68,15 +82,33 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     let out = dir.path().join("results");
     let model = common::test_model();
     let args = |json: bool| {
-        let mut a = vec!["eval".to_string(), "--bench".into(), manifest.display().to_string(), "--model".into(), model.display().to_string(),
-            "-o".into(), out.display().to_string(), "--max-episode-tokens".into(), "900".into(), "--ctx".into(), "2048".into(), "--seed".into(), "5".into()];
+        let mut a = vec![
+            "eval".to_string(),
+            "--bench".into(),
+            manifest.display().to_string(),
+            "--model".into(),
+            model.display().to_string(),
+            "-o".into(),
+            out.display().to_string(),
+            "--max-episode-tokens".into(),
+            "900".into(),
+            "--ctx".into(),
+            "2048".into(),
+            "--seed".into(),
+            "5".into(),
+        ];
         if json {
             a.push("--json".into());
         }
         a
     };
     // Start, kill once the first episode is written, then resume.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(false)).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(args(false))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let results = out.join("episodes.jsonl");
     let started = std::time::Instant::now();
     while std::fs::read_to_string(&results).map(|s| s.lines().count()).unwrap_or(0) < 1 {
@@ -85,7 +117,8 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let first: Vec<String> = std::fs::read_to_string(&results).unwrap().lines().filter(|l| l.ends_with('}')).map(str::to_string).collect();
+    let first: Vec<String> =
+        std::fs::read_to_string(&results).unwrap().lines().filter(|l| l.ends_with('}')).map(str::to_string).collect();
     assert!(!first.is_empty() && first.len() < 5, "killed midway: {} episodes", first.len());
 
     let o = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(true)).output().unwrap();
@@ -138,8 +171,26 @@ fn shards_merge_into_the_whole_run() {
     let manifest = fixture(dir.path());
     let model = common::test_model();
     let run = |shard: &str, out: &str| {
-        let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--limit", "4", "--shard", shard,
-            "-o", dir.path().join(out).to_str().unwrap(), "--max-episode-tokens", "900", "--ctx", "2048", "--seed", "3", "--json"]);
+        let o = sqale(&[
+            "eval",
+            "--bench",
+            manifest.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--limit",
+            "4",
+            "--shard",
+            shard,
+            "-o",
+            dir.path().join(out).to_str().unwrap(),
+            "--max-episode-tokens",
+            "900",
+            "--ctx",
+            "2048",
+            "--seed",
+            "3",
+            "--json",
+        ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         sqale::eval::read_records(&dir.path().join(out).join("episodes.jsonl"))
     };
@@ -149,7 +200,15 @@ fn shards_merge_into_the_whole_run() {
     assert_eq!(ids(&a), ["q1", "q3"]);
     assert_eq!(ids(&b), ["q2", "q4"]);
     let merged = dir.path().join("merged");
-    let o = sqale(&["eval", "merge", dir.path().join("s1").to_str().unwrap(), dir.path().join("s2").to_str().unwrap(), "-o", merged.to_str().unwrap(), "--json"]);
+    let o = sqale(&[
+        "eval",
+        "merge",
+        dir.path().join("s1").to_str().unwrap(),
+        dir.path().join("s2").to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["models"][0]["n"], 4);
@@ -158,12 +217,16 @@ fn shards_merge_into_the_whole_run() {
     assert_eq!(all, ["q1", "q2", "q3", "q4"]);
     // Same seed per question whatever the shard: q3's episode equals a whole-run q3 episode's seed.
     assert_eq!(a[1].seed, sqale::eval::episode_seed(3, "q3"));
-    let o = sqale(&["eval", "--shard", "3/2", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap()]);
+    let o =
+        sqale(&["eval", "--shard", "3/2", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
 }
 
 fn chromium() -> &'static str {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists()).expect("headless Chromium is needed: apt-get install chromium")
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("headless Chromium is needed: apt-get install chromium")
 }
 
 /// Runs headless Chromium on `page` with `extra` arguments (a fresh profile, no network);
@@ -171,8 +234,19 @@ fn chromium() -> &'static str {
 fn run_chromium(page: &Path, extra: &[String]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let o = Command::new(chromium())
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--window-size=1200,1600", "--enable-logging=stderr", "--v=0"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,1600",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -215,7 +289,10 @@ fn label_problems(html: &str, dir: &Path) -> Vec<String> {
     let page = dir.join("measured.html");
     std::fs::write(&page, html.replace("</body>", &format!("{MEASURE}</body>"))).unwrap();
     let dom = run_chromium(&page, &["--dump-dom".to_string()]);
-    let found = dom.split("<pre id=\"label-problems\">").nth(1).and_then(|s| s.split("</pre>").next())
+    let found = dom
+        .split("<pre id=\"label-problems\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
         .unwrap_or_else(|| panic!("no measurement in the dumped DOM: {dom}"));
     let text = found.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
@@ -251,9 +328,22 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
     let (a, b) = ("SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2-135M-Instruct.Q4_1-copy.gguf");
     let score = |label: &str, q1: &str, q2: &str| {
         let preds = dir.path().join(format!("{label}.jsonl"));
-        std::fs::write(&preds, format!("{}\n{}\n", json!({"id": "q1", "sql": q1}), json!({"id": "q2", "sql": q2}))).unwrap();
+        std::fs::write(&preds, format!("{}\n{}\n", json!({"id": "q1", "sql": q1}), json!({"id": "q2", "sql": q2})))
+            .unwrap();
         let out = dir.path().join(label);
-        let o = sqale(&["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--label", label, "--json"]);
+        let o = sqale(&[
+            "eval",
+            "score",
+            "--bench",
+            manifest.to_str().unwrap(),
+            "--predictions",
+            preds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--label",
+            label,
+            "--json",
+        ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         out
     };
@@ -274,23 +364,58 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
     }
     merged.write_records(&recs).unwrap();
     for label in [a, b] {
-        let run = RunStats { parallel: 4, episodes: 5, seconds: 30.0, generated_tokens: 1500, peak_rss_bytes: Some(300 << 20) };
-        merged.record_model(label, ModelEntry { path: format!("/models/{label}"), bytes: 100_000_000, params: 134_515_008, last_run: Some(run) }).unwrap();
+        let run = RunStats {
+            parallel: 4,
+            episodes: 5,
+            seconds: 30.0,
+            generated_tokens: 1500,
+            peak_rss_bytes: Some(300 << 20),
+        };
+        merged
+            .record_model(
+                label,
+                ModelEntry {
+                    path: format!("/models/{label}"),
+                    bytes: 100_000_000,
+                    params: 134_515_008,
+                    last_run: Some(run),
+                },
+            )
+            .unwrap();
     }
     let reports = results::write_reports(merged.path()).unwrap();
     assert_eq!(reports.summary.models.len(), 2);
     assert_eq!(reports.summary.models[0].ex, reports.summary.models[1].ex);
-    assert_eq!(reports.summary.paired[0].disagreements, [("q1".to_string(), true, false), ("q2".to_string(), false, true)]);
+    assert_eq!(
+        reports.summary.paired[0].disagreements,
+        [("q1".to_string(), true, false), ("q2".to_string(), false, true)]
+    );
     let md = std::fs::read_to_string(merged.file(ResultsDir::SUMMARY_MD)).unwrap();
     assert!(md.contains("134.5 M") && !md.contains("134515008"), "{md}");
     assert!(md.contains("they disagree on 2: q1, q2"), "{md}");
-    let summary: results::SummaryFile = serde_json::from_str(&std::fs::read_to_string(merged.file(ResultsDir::SUMMARY_JSON)).unwrap()).unwrap();
+    let summary: results::SummaryFile =
+        serde_json::from_str(&std::fs::read_to_string(merged.file(ResultsDir::SUMMARY_JSON)).unwrap()).unwrap();
     assert_eq!(summary.runs[a].last_run.as_ref().unwrap().parallel, 4, "summary.json reads back typed");
 
     let html = std::fs::read_to_string(merged.file(ResultsDir::REPORT_HTML)).unwrap();
-    for needed in ["<svg", "How episodes ended", "<h2>Runs</h2>", "134.5 M", "episodes/min", "<h2>Questions</h2>", "href=\"#q-q2\"", "id=\"q-q2\"",
-        "✓ right", "✗ wrong", "<details><summary>episode trace", "describe_table", "customer_id INTEGER &lt;PRIMARY KEY&gt;",
-        "How many orders are back-ordered?", "status = 'back-ordered'", "gold query failed"] {
+    for needed in [
+        "<svg",
+        "How episodes ended",
+        "<h2>Runs</h2>",
+        "134.5 M",
+        "episodes/min",
+        "<h2>Questions</h2>",
+        "href=\"#q-q2\"",
+        "id=\"q-q2\"",
+        "✓ right",
+        "✗ wrong",
+        "<details><summary>episode trace",
+        "describe_table",
+        "customer_id INTEGER &lt;PRIMARY KEY&gt;",
+        "How many orders are back-ordered?",
+        "status = 'back-ordered'",
+        "gold query failed",
+    ] {
         assert!(html.contains(needed), "the report lacks {needed:?}");
     }
     assert!(!html.contains("on 0:") && !html.contains("134515008"));
@@ -309,7 +434,10 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
          <text x=\"154\" y=\"25\" font-size=\"11\" text-anchor=\"end\">{a}</text></svg></body></html>"
     );
     let problems = label_problems(&old, dir.path());
-    assert!(problems.iter().any(|p| p.contains("overlaps")) && problems.iter().any(|p| p.contains("cut off")), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("overlaps")) && problems.iter().any(|p| p.contains("cut off")),
+        "{problems:?}"
+    );
     // The report itself has neither.
     let problems = label_problems(&html, dir.path());
     assert!(problems.is_empty(), "labels cut off or overlapping in report.html: {problems:#?}");
@@ -331,10 +459,25 @@ fn parallel_episodes_match_serial_ones() {
     let model = common::test_model();
     let run = |parallel: &str| {
         let out = dir.path().join(format!("p{parallel}"));
-        let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--parallel", parallel,
-            "-o", out.to_str().unwrap(), "--max-episode-tokens", "768", "--seed", "11", "--json"]);
+        let o = sqale(&[
+            "eval",
+            "--bench",
+            manifest.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--parallel",
+            parallel,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-episode-tokens",
+            "768",
+            "--seed",
+            "11",
+            "--json",
+        ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let models: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("models.json")).unwrap()).unwrap();
+        let models: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("models.json")).unwrap()).unwrap();
         assert_eq!(models["SmolLM2-135M-Instruct.Q4_1.gguf"]["last_run"]["parallel"], parallel.parse::<u32>().unwrap());
         assert!(models["SmolLM2-135M-Instruct.Q4_1.gguf"]["last_run"]["peak_rss_bytes"].as_u64().unwrap() > 50 << 20);
         let mut recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
@@ -348,7 +491,10 @@ fn parallel_episodes_match_serial_ones() {
     for (a, b) in serial.iter().zip(&parallel) {
         assert_eq!(a.id, b.id);
         assert_eq!(a.turn_signature(), b.turn_signature(), "question {}: the episode depends on --parallel", a.id);
-        assert_eq!((a.sql.as_ref(), a.ended_by.as_ref(), a.correct, a.seed), (b.sql.as_ref(), b.ended_by.as_ref(), b.correct, b.seed));
+        assert_eq!(
+            (a.sql.as_ref(), a.ended_by.as_ref(), a.correct, a.seed),
+            (b.sql.as_ref(), b.ended_by.as_ref(), b.correct, b.seed)
+        );
         assert_eq!((a.decoded_tokens, a.generated_tokens), (b.decoded_tokens, b.generated_tokens), "question {}", a.id);
     }
     assert!(serial.iter().filter(|r| r.gold_ok).all(|r| r.generated_tokens > 0));
@@ -379,7 +525,10 @@ fn schema_conditions_cut_copies_of_the_database() {
             assert!(all_tables.len() >= 4);
             let g = gold.get(q);
             if g.rows.is_err() {
-                assert!(q.db.starts_with(dir.path()) && !q.db.starts_with(&cache), "a question whose gold fails keeps its database");
+                assert!(
+                    q.db.starts_with(dir.path()) && !q.db.starts_with(&cache),
+                    "a question whose gold fails keeps its database"
+                );
                 continue;
             }
             assert!(q.db.starts_with(&cache), "{}", q.db.display());
@@ -394,7 +543,9 @@ fn schema_conditions_cut_copies_of_the_database() {
                     assert_eq!(kept.len(), gold_tables.len() + 2, "{kept:?}");
                     // Added tables are linked by a key to another kept table, unless no key leads
                     // out of the kept set any more (library: notes is linked to nothing).
-                    let linked = |t: &String| keys.iter().any(|(a, b)| (a == t && kept.contains(b)) || (b == t && kept.contains(a)));
+                    let linked = |t: &String| {
+                        keys.iter().any(|(a, b)| (a == t && kept.contains(b)) || (b == t && kept.contains(a)))
+                    };
                     let exhausted = all_tables.iter().filter(|t| !kept.contains(t)).all(|t| !linked(t));
                     for t in kept.iter().filter(|t| !gold_tables.contains(t)) {
                         assert!(linked(t) || exhausted, "{t} is linked in {kept:?}");
@@ -412,14 +563,29 @@ fn schema_conditions_cut_copies_of_the_database() {
     // End to end: the label carries the condition, and the episode's database is the copy.
     let out = dir.path().join("gold-run");
     let model = common::test_model();
-    let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--limit", "1", "--schema", "gold",
-        "-o", out.to_str().unwrap(), "--max-episode-tokens", "600", "--json"]);
+    let o = sqale(&[
+        "eval",
+        "--bench",
+        manifest.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--limit",
+        "1",
+        "--schema",
+        "gold",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-episode-tokens",
+        "600",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
     assert_eq!(recs[0].model, "SmolLM2-135M-Instruct.Q4_1.gguf @gold");
     let db = recs[0].episode.as_ref().unwrap().db.clone();
     assert!(db.contains("gold-run/databases/"), "{db}");
-    let o = sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--schema", "half"]);
+    let o =
+        sqale(&["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap(), "--schema", "half"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("distractors:N"));
 }
@@ -497,7 +663,13 @@ fn sqale_parquet_and_ehrsql_sources() {
     let cache = dir.path().join("cache");
     let load = |phrasing: &str, limit: Option<usize>| {
         let mut progress = |_: usize, _: usize| {};
-        let mut options = sqale::eval::source::LoadOptions { limit, shard: None, phrasing: phrasing.parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+        let mut options = sqale::eval::source::LoadOptions {
+            limit,
+            shard: None,
+            phrasing: phrasing.parse().unwrap(),
+            cache: cache.clone(),
+            progress: &mut progress,
+        };
         sqale::eval::source::open(&spec, &mut options).unwrap()
     };
     let qs = load("3", None);
@@ -515,7 +687,13 @@ fn sqale_parquet_and_ehrsql_sources() {
     assert_eq!(format!("{:?}", gold.get(&qs[1]).rows.as_ref().unwrap().rows), "[[Text(\"Aurora\")]]");
     assert_eq!(load("8", Some(1))[0].question, "How many ships fly the Maltese flag? (phrasing 8)");
     let mut progress = |_: usize, _: usize| {};
-    let mut options = sqale::eval::source::LoadOptions { limit: None, shard: None, phrasing: "9".parse().unwrap(), cache: cache.clone(), progress: &mut progress };
+    let mut options = sqale::eval::source::LoadOptions {
+        limit: None,
+        shard: None,
+        phrasing: "9".parse().unwrap(),
+        cache: cache.clone(),
+        progress: &mut progress,
+    };
     let err = sqale::eval::source::open(&spec, &mut options).unwrap_err().to_string();
     assert!(err.contains("no phrasing"), "{err}");
 
@@ -523,7 +701,17 @@ fn sqale_parquet_and_ehrsql_sources() {
     let preds = dir.path().join("preds.jsonl");
     std::fs::write(&preds, "{\"id\": \"sq1\", \"sql\": \"SELECT count(*) FROM ships WHERE flag = 'Malta'\"}\n{\"id\": \"sq3\", \"sql\": \"SELECT 2.5\"}\n").unwrap();
     let out = dir.path().join("scored");
-    let o = sqale(&["eval", "score", "--bench", &spec, "--predictions", preds.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    let o = sqale(&[
+        "eval",
+        "score",
+        "--bench",
+        &spec,
+        "--predictions",
+        preds.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(3), Some(2)));
@@ -532,12 +720,28 @@ fn sqale_parquet_and_ehrsql_sources() {
     let ehr = ehrsql_fixture(dir.path());
     let qs = sqale::eval::source::load(&ehr).unwrap();
     assert_eq!(qs.len(), 2);
-    assert!(qs[1].gold_sql.contains("'2105-12-31 23:59:00'") && qs[1].gold_sql.contains("between 60.0 and 100.0") && qs[1].gold_sql.contains("'%Y'"), "{}", qs[1].gold_sql);
+    assert!(
+        qs[1].gold_sql.contains("'2105-12-31 23:59:00'")
+            && qs[1].gold_sql.contains("between 60.0 and 100.0")
+            && qs[1].gold_sql.contains("'%Y'"),
+        "{}",
+        qs[1].gold_sql
+    );
     let mut gold = sqale::eval::GoldCache::new(sqale::env::Limits::default());
     assert_eq!(format!("{:?}", gold.get(&qs[1]).rows.as_ref().unwrap().rows), "[[Integer(1)]]");
     let preds = dir.path().join("ehr.jsonl");
     std::fs::write(&preds, "{\"id\": \"e1\", \"sql\": \"SELECT COUNT(DISTINCT subject_id) FROM patients\"}\n").unwrap();
-    let o = sqale(&["eval", "score", "--bench", ehr.to_str().unwrap(), "--predictions", preds.to_str().unwrap(), "-o", dir.path().join("ehr-out").to_str().unwrap(), "--json"]);
+    let o = sqale(&[
+        "eval",
+        "score",
+        "--bench",
+        ehr.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "-o",
+        dir.path().join("ehr-out").to_str().unwrap(),
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(2), Some(1)));
@@ -545,7 +749,20 @@ fn sqale_parquet_and_ehrsql_sources() {
     // A live episode on a built SQaLe database.
     let out = dir.path().join("live");
     let model = common::test_model();
-    let o = sqale(&["eval", "--bench", &spec, "--model", model.to_str().unwrap(), "--limit", "1", "-o", out.to_str().unwrap(), "--max-episode-tokens", "600", "--json"]);
+    let o = sqale(&[
+        "eval",
+        "--bench",
+        &spec,
+        "--model",
+        model.to_str().unwrap(),
+        "--limit",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-episode-tokens",
+        "600",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = sqale::eval::read_records(&out.join("episodes.jsonl"));
     assert_eq!(recs.len(), 1);
@@ -558,16 +775,26 @@ fn sqale_rows_per_phrasing() {
     let dir = tempfile::tempdir().unwrap();
     let (_, schemas) = sqale_fixture(dir.path());
     let queries = dir.path().join("styles.parquet");
-    common::write_parquet(&queries, &[
-        ("question id", strings(&["a", "a", "b", "b"])),
-        ("schema id", strings(&["schema_000002", "schema_000002", "schema_000002", "schema_000002"])),
-        ("sql statament", strings(&["SELECT 1", "SELECT 1", "SELECT 2", "SELECT 2"])),
-        ("question", strings(&["plain a", "vague a", "plain b", "vague b"])),
-        ("question style", strings(&["Formal", "Vague", "Formal", "Vague"])),
-    ]);
+    common::write_parquet(
+        &queries,
+        &[
+            ("question id", strings(&["a", "a", "b", "b"])),
+            ("schema id", strings(&["schema_000002", "schema_000002", "schema_000002", "schema_000002"])),
+            ("sql statament", strings(&["SELECT 1", "SELECT 1", "SELECT 2", "SELECT 2"])),
+            ("question", strings(&["plain a", "vague a", "plain b", "vague b"])),
+            ("question style", strings(&["Formal", "Vague", "Formal", "Vague"])),
+        ],
+    );
     let mut progress = |_: usize, _: usize| {};
-    let mut options = sqale::eval::source::LoadOptions { limit: None, shard: Some((2, 2)), phrasing: "vague".parse().unwrap(), cache: dir.path().join("c"), progress: &mut progress };
-    let qs = sqale::eval::source::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
+    let mut options = sqale::eval::source::LoadOptions {
+        limit: None,
+        shard: Some((2, 2)),
+        phrasing: "vague".parse().unwrap(),
+        cache: dir.path().join("c"),
+        progress: &mut progress,
+    };
+    let qs =
+        sqale::eval::source::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
     assert_eq!(qs.len(), 1);
     assert_eq!((qs[0].id.as_str(), qs[0].question.as_str(), qs[0].gold_sql.as_str()), ("b", "vague b", "SELECT 2"));
 }

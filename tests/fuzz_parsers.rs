@@ -19,12 +19,7 @@ use sqale::protocol::{extract_calls, final_answer_sql, parse_completion, Parsed,
 /// (the regressions found are unit tests beside the code).
 fn config(default: u32) -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
-    Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 2048,
-        ..Config::default()
-    }
+    Config { cases, failure_persistence: None, max_shrink_iters: 2048, ..Config::default() }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -172,13 +167,7 @@ fn render_call(tool: &str, args: &Option<Value>, style: Style) -> (String, ToolC
         Value::String(s) if s.trim_start().starts_with('{') => serde_json::from_str(&s).unwrap_or(Value::String(s)),
         other => other,
     };
-    (
-        text,
-        ToolCall {
-            tool: tool.into(),
-            args: expected_args,
-        },
-    )
+    (text, ToolCall { tool: tool.into(), args: expected_args })
 }
 
 /// `s` without `</think>`, even one that removing another would form.
@@ -194,8 +183,17 @@ fn no_think_close(mut s: String) -> String {
 fn prose() -> impl Strategy<Value = String> {
     prop_oneof![
         "[^{<]{0,24}",
-        prop::sample::select(vec!["", "\n", " ", "```json\n", "\n```\n", "Then: ", "} ] \" '", "```sql\nSELECT 1;\n```"])
-            .prop_map(str::to_string),
+        prop::sample::select(vec![
+            "",
+            "\n",
+            " ",
+            "```json\n",
+            "\n```\n",
+            "Then: ",
+            "} ] \" '",
+            "```sql\nSELECT 1;\n```"
+        ])
+        .prop_map(str::to_string),
     ]
 }
 
@@ -228,12 +226,7 @@ fn completion() -> impl Strategy<Value = Completion> {
         }
         let answer_start = text.len();
         text.push_str(&lead);
-        let mut out = Completion {
-            text: String::new(),
-            answer_start,
-            calls: Vec::new(),
-            call_ends: Vec::new(),
-        };
+        let mut out = Completion { text: String::new(), answer_start, calls: Vec::new(), call_ends: Vec::new() };
         for (tool, args, style, after) in calls {
             // `</think>` inside a call would move the split; that case is the mutation target's.
             let tool = no_think_close(tool);
@@ -268,7 +261,11 @@ fn check_invariants(text: &str) -> Result<(), TestCaseError> {
             .calls()
             .filter(|c| c.tool == "submit_sql" || c.tool == "run_query")
             .any(|c| c.args.get("sql").and_then(Value::as_str).map(str::trim) == Some(sql.as_str()));
-        prop_assert!(from_call || text.contains(sql.as_str()), "final SQL {:?} is neither a call's nor in the text", sql);
+        prop_assert!(
+            from_call || text.contains(sql.as_str()),
+            "final SQL {:?} is neither a call's nor in the text",
+            sql
+        );
     }
     // The lower-level entry point agrees.
     prop_assert_eq!(extract_calls(&text[text.rfind("</think>").map_or(0, |i| i + 8)..]), turn.items);
@@ -317,7 +314,7 @@ proptest! {
         let items: Vec<Parsed> = c.calls.iter().cloned().map(Parsed::Call).collect();
         prop_assert_eq!(&turn.items, &items, "text: {:?}", c.text);
         let sql_of = |name: &str| c.calls.iter().filter(|k| k.tool == name)
-            .filter_map(|k| k.args.get("sql").and_then(Value::as_str)).map(str::trim).filter(|s| !s.is_empty()).last();
+            .filter_map(|k| k.args.get("sql").and_then(Value::as_str)).map(str::trim).rfind(|s| !s.is_empty());
         if let Some(expected) = sql_of("submit_sql").or_else(|| sql_of("run_query")) {
             let sql = final_answer_sql(&turn);
             prop_assert_eq!(sql.as_deref(), Some(expected));
@@ -402,15 +399,15 @@ struct LitStyle {
 }
 
 fn lit_style() -> impl Strategy<Value = LitStyle> {
-    (0u8..4, 0u8..5, any::<u8>(), any::<bool>(), any::<bool>()).prop_map(|(quote, prefix, escape, escape_more, continuation)| {
-        LitStyle {
+    (0u8..4, 0u8..5, any::<u8>(), any::<bool>(), any::<bool>()).prop_map(
+        |(quote, prefix, escape, escape_more, continuation)| LitStyle {
             quote,
             prefix,
             escape,
             escape_more,
             continuation,
-        }
-    })
+        },
+    )
 }
 
 /// A Python escape for `c`, picked by `k`.
@@ -447,11 +444,11 @@ fn render_literal(piece: &str, s: LitStyle) -> String {
         _ => ("\"\"\"", true),
     };
     let qc = q.chars().next().unwrap();
-    let raw_ok = !piece.is_empty()
-        && !piece.contains(['\\', qc])
-        && !piece.chars().any(|c| c.is_control() && c != '\n')
-        && (triple || !piece.contains('\n'))
-        && !(triple && piece.ends_with(qc));
+    let raw_ok = !(piece.is_empty()
+        || piece.contains(['\\', qc])
+        || piece.chars().any(|c| c.is_control() && c != '\n')
+        || (!triple && piece.contains('\n'))
+        || (triple && piece.ends_with(qc)));
     let prefix = match s.prefix {
         1 => "u",
         2 => "U",

@@ -17,9 +17,8 @@ fn tools(db: &Path, call: &str, timeout: f64) -> (bool, String, i32) {
         .output()
         .expect("run sqale tools");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
+    let v: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr)));
     (
         v["ok"].as_bool().expect("ok field"),
         v["result"].as_str().expect("result field").to_string(),

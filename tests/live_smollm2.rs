@@ -23,10 +23,7 @@ fn model() -> Model {
 }
 
 fn options() -> EngineOptions {
-    EngineOptions {
-        ctx: 4096,
-        ..EngineOptions::default()
-    }
+    EngineOptions { ctx: 4096, ..EngineOptions::default() }
 }
 
 fn check_episode(ep: &Episode, budget: usize) {
@@ -53,11 +50,7 @@ fn live_episodes_over(db_dir: &Path, db: &Path, question: &str) {
     let model = model();
     let engine = Engine::new(&model, options()).unwrap();
     let budget = 1800;
-    let settings = Settings {
-        max_episode_tokens: budget,
-        seed: 7,
-        ..Settings::default()
-    };
+    let settings = Settings { max_episode_tokens: budget, seed: 7, ..Settings::default() };
     let mut agent = Agent::new(engine, settings);
     let first = agent.run(question, db).unwrap();
     check_episode(&first, budget);
@@ -68,7 +61,10 @@ fn live_episodes_over(db_dir: &Path, db: &Path, question: &str) {
     assert_eq!(second.tokens.reused_tokens, prefix_tokens, "the second episode reuses the system prompt");
     // Same seed, same prompt: the same episode, token for token, whether or not the prefix came
     // from the snapshot.
-    assert_eq!(first.turns.iter().map(|t| &t.completion).collect::<Vec<_>>(), second.turns.iter().map(|t| &t.completion).collect::<Vec<_>>());
+    assert_eq!(
+        first.turns.iter().map(|t| &t.completion).collect::<Vec<_>>(),
+        second.turns.iter().map(|t| &t.completion).collect::<Vec<_>>()
+    );
     assert_eq!(first.ended_by, second.ended_by);
     assert_eq!(common::sha256(db), before, "the database changed");
     assert_eq!(common::dir_listing(db_dir), listing, "a file appeared next to the database");

@@ -67,13 +67,20 @@ fn pull_converts_from_the_cache_records_checksums_and_ask_uses_it() {
     assert_eq!(manifest["gguf_sha256"], common::sha256(&gguf));
     assert_eq!(manifest["out_type"], "q4_k_m");
     assert_eq!(manifest["files"]["config.json"], common::sha256(&snap.join("config.json")));
-    assert_eq!(manifest["files"]["model-00002-of-00002.safetensors"], common::sha256(&snap.join("model-00002-of-00002.safetensors")));
+    assert_eq!(
+        manifest["files"]["model-00002-of-00002.safetensors"],
+        common::sha256(&snap.join("model-00002-of-00002.safetensors"))
+    );
     assert!(dir.join("sqale_agent.py").is_file());
     // Nothing but the model, its manifest and the reference loop is left in the cache folder.
     assert_eq!(common::dir_listing(&dir), ["q4_k_m.gguf", "q4_k_m.json", "sqale_agent.py"]);
 
     // `ask` without --model finds it, and runs with the reference loop's prompt.
-    let out = sqale(hf.path(), cache.path(), &["ask", "--json", "--seed", "2", "--max-episode-tokens", "400", "How many orders?"]);
+    let out = sqale(
+        hf.path(),
+        cache.path(),
+        &["ask", "--json", "--seed", "2", "--max-episode-tokens", "400", "How many orders?"],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["model"], gguf.display().to_string());

@@ -63,14 +63,8 @@ pub struct Checkpoint {
 }
 
 fn read_json(path: &Path) -> Result<Value, ConvertError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConvertError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    serde_json::from_str(&text).map_err(|e| ConvertError::BadJson {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
+    let text = std::fs::read_to_string(path).map_err(|e| ConvertError::Io { path: path.to_path_buf(), source: e })?;
+    serde_json::from_str(&text).map_err(|e| ConvertError::BadJson { path: path.to_path_buf(), reason: e.to_string() })
 }
 
 fn read_optional_json(path: &Path) -> Result<Option<Value>, ConvertError> {
@@ -86,10 +80,7 @@ impl Checkpoint {
     /// against the file size (a truncated shard is an error here, before anything is written).
     pub fn open(dir: &Path) -> Result<Self, ConvertError> {
         if !dir.is_dir() {
-            return Err(ConvertError::NotACheckpoint {
-                dir: dir.to_path_buf(),
-                reason: "no such folder".into(),
-            });
+            return Err(ConvertError::NotACheckpoint { dir: dir.to_path_buf(), reason: "no such folder".into() });
         }
         let config_path = dir.join("config.json");
         if !config_path.is_file() {
@@ -99,31 +90,18 @@ impl Checkpoint {
             });
         }
         let config = read_json(&config_path)?;
-        let architecture = config
-            .get("architectures")
-            .and_then(|a| a.get(0))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let architecture =
+            config.get("architectures").and_then(|a| a.get(0)).and_then(Value::as_str).unwrap_or("").to_string();
 
         let shard_files = shard_files(dir)?;
         let mut shards = Vec::new();
         let mut tensors = BTreeMap::new();
         for (i, path) in shard_files.iter().enumerate() {
-            let file = std::fs::File::open(path).map_err(|e| ConvertError::Io {
-                path: path.clone(),
-                source: e,
-            })?;
+            let file = std::fs::File::open(path).map_err(|e| ConvertError::Io { path: path.clone(), source: e })?;
             // SAFETY: the file is only read; a concurrent writer would be a user error that at
             // worst garbles the output, which the shape checks and tests would catch.
-            let mmap = unsafe { Mmap::map(&file) }.map_err(|e| ConvertError::Io {
-                path: path.clone(),
-                source: e,
-            })?;
-            let bad = |reason: String| ConvertError::BadShard {
-                path: path.clone(),
-                reason,
-            };
+            let mmap = unsafe { Mmap::map(&file) }.map_err(|e| ConvertError::Io { path: path.clone(), source: e })?;
+            let bad = |reason: String| ConvertError::BadShard { path: path.clone(), reason };
             check_data_offsets(&mmap).map_err(bad)?;
             let (n, metadata) = safetensors::SafeTensors::read_metadata(&mmap).map_err(|e| bad(format!("{e:?}")))?;
             for (name, info) in metadata.tensors() {
@@ -132,20 +110,10 @@ impl Checkpoint {
                 }
                 tensors.insert(
                     name.clone(),
-                    SourceTensor {
-                        name: name.clone(),
-                        shard: i,
-                        dtype: info.dtype,
-                        shape: info.shape.clone(),
-                    },
+                    SourceTensor { name: name.clone(), shard: i, dtype: info.dtype, shape: info.shape.clone() },
                 );
             }
-            shards.push(Shard {
-                path: path.clone(),
-                mmap,
-                data_start: 8 + n,
-                metadata,
-            });
+            shards.push(Shard { path: path.clone(), mmap, data_start: 8 + n, metadata });
         }
 
         let tok_path = dir.join("tokenizer.json");
@@ -157,18 +125,14 @@ impl Checkpoint {
         }
         let tokenizer = read_json(&tok_path)?;
         let tokenizer_config = read_optional_json(&dir.join("tokenizer_config.json"))?;
-        let mut chat_template = tokenizer_config
-            .as_ref()
-            .and_then(|c| c.get("chat_template"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let mut chat_template =
+            tokenizer_config.as_ref().and_then(|c| c.get("chat_template")).and_then(Value::as_str).map(str::to_string);
         if chat_template.is_none() {
             let jinja = dir.join("chat_template.jinja");
             if jinja.is_file() {
-                chat_template = Some(std::fs::read_to_string(&jinja).map_err(|e| ConvertError::Io {
-                    path: jinja.clone(),
-                    source: e,
-                })?);
+                chat_template = Some(
+                    std::fs::read_to_string(&jinja).map_err(|e| ConvertError::Io { path: jinja.clone(), source: e })?,
+                );
             }
         }
         let generation_config = read_optional_json(&dir.join("generation_config.json"))?;
@@ -188,10 +152,7 @@ impl Checkpoint {
     /// The raw little-endian bytes of a tensor.
     pub fn bytes(&self, t: &SourceTensor) -> &[u8] {
         let shard = &self.shards[t.shard];
-        let info = shard
-            .metadata
-            .info(&t.name)
-            .expect("tensor names come from this shard's header");
+        let info = shard.metadata.info(&t.name).expect("tensor names come from this shard's header");
         let (a, b) = info.data_offsets;
         &shard.mmap[shard.data_start + a..shard.data_start + b]
     }
@@ -210,9 +171,7 @@ impl Checkpoint {
                 // SAFETY: the mapping is read-only and file-backed: dropping its pages only means
                 // they are read from the file again if touched later.
                 let _ = unsafe {
-                    shard
-                        .mmap
-                        .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+                    shard.mmap.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
                 };
             }
         }
@@ -222,10 +181,7 @@ impl Checkpoint {
 
     /// A text-model hyperparameter: `text_config.<key>`, else `<key>` at the root.
     pub fn hparam(&self, key: &str) -> Option<&Value> {
-        self.config
-            .get("text_config")
-            .and_then(|t| t.get(key))
-            .or_else(|| self.config.get(key))
+        self.config.get("text_config").and_then(|t| t.get(key)).or_else(|| self.config.get(key))
     }
 }
 
@@ -266,10 +222,7 @@ fn shard_files(dir: &Path) -> Result<Vec<PathBuf>, ConvertError> {
         let map = v
             .get("weight_map")
             .and_then(Value::as_object)
-            .ok_or_else(|| ConvertError::BadJson {
-                path: index.clone(),
-                reason: "no weight_map object".into(),
-            })?;
+            .ok_or_else(|| ConvertError::BadJson { path: index.clone(), reason: "no weight_map object".into() })?;
         let mut files: Vec<String> = map.values().filter_map(Value::as_str).map(str::to_string).collect();
         files.sort();
         files.dedup();
@@ -277,10 +230,7 @@ fn shard_files(dir: &Path) -> Result<Vec<PathBuf>, ConvertError> {
         for f in files {
             let p = dir.join(&f);
             if !p.is_file() {
-                return Err(ConvertError::MissingShard {
-                    path: p,
-                    index: index.clone(),
-                });
+                return Err(ConvertError::MissingShard { path: p, index: index.clone() });
             }
             out.push(p);
         }
@@ -291,19 +241,13 @@ fn shard_files(dir: &Path) -> Result<Vec<PathBuf>, ConvertError> {
         return Ok(vec![single]);
     }
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| ConvertError::Io {
-            path: dir.to_path_buf(),
-            source: e,
-        })?
+        .map_err(|e| ConvertError::Io { path: dir.to_path_buf(), source: e })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
         .collect();
     out.sort();
     if out.is_empty() {
-        return Err(ConvertError::NotACheckpoint {
-            dir: dir.to_path_buf(),
-            reason: "no *.safetensors files".into(),
-        });
+        return Err(ConvertError::NotACheckpoint { dir: dir.to_path_buf(), reason: "no *.safetensors files".into() });
     }
     Ok(out)
 }

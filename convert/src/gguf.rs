@@ -220,11 +220,7 @@ pub fn write<E>(
         let mut counting = Counting { inner: &mut w, count: 0 };
         data(i, &mut counting).map_err(WriteError::Data)?;
         if counting.count != t.bytes() {
-            return Err(WriteError::Size {
-                name: t.name.clone(),
-                expected: t.bytes(),
-                actual: counting.count,
-            });
+            return Err(WriteError::Size { name: t.name.clone(), expected: t.bytes(), actual: counting.count });
         }
         w.write_all(&vec![0u8; pad(t.bytes()) as usize]).map_err(io)?;
         on_tensor(i);
@@ -250,7 +246,12 @@ fn check_plan(metadata: &[(String, Value)], tensors: &[TensorInfo]) -> Result<()
     let mut names = HashSet::new();
     for t in tensors {
         if t.name.len() >= MAX_NAME {
-            return Err(format!("tensor name {:?} is {} bytes; GGUF allows at most {}", t.name, t.name.len(), MAX_NAME - 1));
+            return Err(format!(
+                "tensor name {:?} is {} bytes; GGUF allows at most {}",
+                t.name,
+                t.name.len(),
+                MAX_NAME - 1
+            ));
         }
         if !names.insert(t.name.as_str()) {
             return Err(format!("tensor name {:?} appears twice", t.name));
@@ -605,32 +606,18 @@ impl ReadError {
 /// bytes left in the file before anything is allocated for it, so a hostile count such as 2^60
 /// is an error, not an allocation.
 pub fn read_header(path: &Path) -> Result<GgufHeader, ReadError> {
-    let io = |source| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = |source| ReadError::Io { path: path.to_path_buf(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     read_header_from(BufReader::with_capacity(1 << 20, file), len).map_err(|e| match e {
-        ReadError::Io { source, .. } => ReadError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        ReadError::Invalid { offset, reason, .. } => ReadError::Invalid {
-            path: path.to_path_buf(),
-            offset,
-            reason,
-        },
+        ReadError::Io { source, .. } => ReadError::Io { path: path.to_path_buf(), source },
+        ReadError::Invalid { offset, reason, .. } => ReadError::Invalid { path: path.to_path_buf(), offset, reason },
     })
 }
 
 /// [`read_header`] on a stream positioned at the start of a GGUF file of `file_size` bytes.
 pub fn read_header_from(r: impl Read, file_size: u64) -> Result<GgufHeader, ReadError> {
-    let mut r = Reader {
-        inner: r,
-        pos: 0,
-        len: file_size,
-    };
+    let mut r = Reader { inner: r, pos: 0, len: file_size };
     r.header()
 }
 
@@ -652,11 +639,7 @@ impl<R: Read> Reader<R> {
     }
 
     fn invalid_at<T>(&self, offset: u64, reason: impl Into<String>) -> Result<T, ReadError> {
-        Err(ReadError::Invalid {
-            path: Default::default(),
-            offset,
-            reason: reason.into(),
-        })
+        Err(ReadError::Invalid { path: Default::default(), offset, reason: reason.into() })
     }
 
     fn remaining(&self) -> u64 {
@@ -676,10 +659,7 @@ impl<R: Read> Reader<R> {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                 self.invalid(format!("the file ends inside {what} (truncated?)"))
             }
-            Err(source) => Err(ReadError::Io {
-                path: Default::default(),
-                source,
-            }),
+            Err(source) => Err(ReadError::Io { path: Default::default(), source }),
         }
     }
 
@@ -704,7 +684,10 @@ impl<R: Read> Reader<R> {
         if n > self.remaining() / min_bytes {
             return self.invalid_at(
                 at,
-                format!("{what} is {n}, more than the {} bytes left in the file can hold (truncated?)", self.remaining()),
+                format!(
+                    "{what} is {n}, more than the {} bytes left in the file can hold (truncated?)",
+                    self.remaining()
+                ),
             );
         }
         Ok(n)
@@ -725,12 +708,7 @@ impl<R: Read> Reader<R> {
         match (&mut self.inner).take(n).read_to_end(&mut buf) {
             Ok(got) if got as u64 == n => self.pos += n,
             Ok(_) => return self.invalid(format!("the file ends inside {what} (truncated?)")),
-            Err(source) => {
-                return Err(ReadError::Io {
-                    path: Default::default(),
-                    source,
-                })
-            }
+            Err(source) => return Err(ReadError::Io { path: Default::default(), source }),
         }
         String::from_utf8(buf).or_else(|_| self.invalid_at(at, format!("{what} is not UTF-8")))
     }
@@ -770,7 +748,9 @@ impl<R: Read> Reader<R> {
             2 | 3 => 2,
             4..=6 => 4,
             8 | 10..=12 => 8,
-            T_ARRAY => return self.invalid_at(ty_at, format!("{what} is an array of arrays (not supported by llama.cpp)")),
+            T_ARRAY => {
+                return self.invalid_at(ty_at, format!("{what} is an array of arrays (not supported by llama.cpp)"))
+            }
             _ => return self.invalid_at(ty_at, format!("{what} is an array of unknown GGUF type {ty}")),
         };
         let n = self.count(&format!("the element count of {what}"), elem_bytes)?;
@@ -812,7 +792,8 @@ impl<R: Read> Reader<R> {
             2 | 3 => {}
             1 => return self.invalid_at(4, "GGUF version 1 is no longer supported by llama.cpp"),
             v if v & 0xFFFF == 0 => {
-                return self.invalid_at(4, format!("version {v:#x}: a big-endian GGUF file, which this machine cannot read"))
+                return self
+                    .invalid_at(4, format!("version {v:#x}: a big-endian GGUF file, which this machine cannot read"))
             }
             v => return self.invalid_at(4, format!("GGUF version {v} is not supported (2 and 3 are)")),
         }
@@ -836,11 +817,8 @@ impl<R: Read> Reader<R> {
             }
             let what = format!("metadata {key:?}");
             let ty = self.u32(&what)?;
-            let value = if ty == T_ARRAY {
-                MetaValue::Array(self.array_value(&what)?)
-            } else {
-                self.scalar(ty, &what)?
-            };
+            let value =
+                if ty == T_ARRAY { MetaValue::Array(self.array_value(&what)?) } else { self.scalar(ty, &what)? };
             metadata.push((key, value));
         }
 
@@ -857,7 +835,10 @@ impl<R: Read> Reader<R> {
             let at = self.pos;
             let name = self.string(&format!("the name of tensor {i}"))?;
             if name.len() >= MAX_NAME {
-                return self.invalid_at(at, format!("tensor name {name:?} is {} bytes; at most {} are allowed", name.len(), MAX_NAME - 1));
+                return self.invalid_at(
+                    at,
+                    format!("tensor name {name:?} is {} bytes; at most {} are allowed", name.len(), MAX_NAME - 1),
+                );
             }
             if name.contains('\0') {
                 // llama.cpp copies names as C strings: it would read another name.
@@ -870,7 +851,8 @@ impl<R: Read> Reader<R> {
             let dims_at = self.pos;
             let n_dims = self.u32(&what)?;
             if n_dims as usize > MAX_DIMS {
-                return self.invalid_at(dims_at, format!("{what} has {n_dims} dimensions; at most {MAX_DIMS} are allowed"));
+                return self
+                    .invalid_at(dims_at, format!("{what} has {n_dims} dimensions; at most {MAX_DIMS} are allowed"));
             }
             let mut ne = Vec::with_capacity(n_dims as usize);
             let mut elements: u64 = 1;
@@ -894,28 +876,22 @@ impl<R: Read> Reader<R> {
             if ne0 % layout.block_elems != 0 {
                 return self.invalid_at(
                     ty_at,
-                    format!("{what}: its first dimension {ne0} is not a multiple of {}'s block size {}", layout.name, layout.block_elems),
+                    format!(
+                        "{what}: its first dimension {ne0} is not a multiple of {}'s block size {}",
+                        layout.name, layout.block_elems
+                    ),
                 );
             }
             let Some(size) = (elements / layout.block_elems).checked_mul(layout.block_bytes) else {
                 return self.invalid_at(ty_at, format!("{what} is too large"));
             };
             let offset = self.u64(&what)?;
-            tensors.push(TensorHeader {
-                name,
-                ne,
-                ty,
-                offset,
-                size,
-            });
+            tensors.push(TensorHeader { name, ne, ty, offset, size });
         }
 
         let header_end = self.pos;
-        let data_offset = if tensors.is_empty() {
-            Some(header_end)
-        } else {
-            header_end.div_ceil(alignment).checked_mul(alignment)
-        };
+        let data_offset =
+            if tensors.is_empty() { Some(header_end) } else { header_end.div_ceil(alignment).checked_mul(alignment) };
         let Some(data_offset) = data_offset.filter(|&d| d <= self.len) else {
             return self.invalid_at(header_end, "the file ends before its data section");
         };
@@ -942,14 +918,7 @@ impl<R: Read> Reader<R> {
             }
             expected = t.offset.saturating_add(t.size.div_ceil(alignment).saturating_mul(alignment));
         }
-        Ok(GgufHeader {
-            version,
-            metadata,
-            tensors,
-            alignment,
-            data_offset,
-            file_size: self.len,
-        })
+        Ok(GgufHeader { version, metadata, tensors, alignment, data_offset, file_size: self.len })
     }
 }
 

@@ -194,8 +194,12 @@ pub struct Report {
 fn to_f32(bytes: &[u8], dtype: Dtype) -> Vec<f32> {
     match dtype {
         Dtype::F32 => bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
-        Dtype::BF16 => bytes.chunks_exact(2).map(|b| bf16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect(),
-        Dtype::F16 => bytes.chunks_exact(2).map(|b| f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect(),
+        Dtype::BF16 => {
+            bytes.chunks_exact(2).map(|b| bf16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect()
+        }
+        Dtype::F16 => {
+            bytes.chunks_exact(2).map(|b| f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()).collect()
+        }
         _ => unreachable!("dtypes are checked before writing"),
     }
 }
@@ -211,7 +215,10 @@ fn encode(values: &[f32], ty: GgmlType, out: &mut Vec<u8>) {
 
 /// Converts `bytes` of `dtype` to `ty`, in chunks, straight into `w` (no whole-tensor copy).
 fn stream_convert(bytes: &[u8], dtype: Dtype, ty: GgmlType, w: &mut dyn Write) -> std::io::Result<()> {
-    let same = matches!((dtype, ty), (Dtype::F32, GgmlType::F32) | (Dtype::F16, GgmlType::F16) | (Dtype::BF16, GgmlType::Bf16));
+    let same = matches!(
+        (dtype, ty),
+        (Dtype::F32, GgmlType::F32) | (Dtype::F16, GgmlType::F16) | (Dtype::BF16, GgmlType::Bf16)
+    );
     if same {
         return w.write_all(bytes);
     }
@@ -286,10 +293,7 @@ fn write_float(
     for p in &plan {
         let dtype = ck.tensors[&p.source].dtype;
         if !matches!(dtype, Dtype::BF16 | Dtype::F16 | Dtype::F32) {
-            return Err(ConvertError::Dtype {
-                tensor: p.source.clone(),
-                dtype: format!("{dtype:?}"),
-            });
+            return Err(ConvertError::Dtype { tensor: p.source.clone(), dtype: format!("{dtype:?}") });
         }
     }
     let file_type = match ty {
@@ -334,7 +338,9 @@ fn write_float(
         |i| progress(Progress::Tensor { index: i, total, name: &plan[i].info.name }),
     )
     .map_err(|e| match e {
-        gguf::WriteError::Io(source) | gguf::WriteError::Data(source) => ConvertError::Io { path: out.to_path_buf(), source },
+        gguf::WriteError::Io(source) | gguf::WriteError::Data(source) => {
+            ConvertError::Io { path: out.to_path_buf(), source }
+        }
         other => ConvertError::Io { path: out.to_path_buf(), source: std::io::Error::other(other.to_string()) },
     })?;
     Ok((bytes, plan.len(), dropped.len()))

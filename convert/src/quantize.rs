@@ -109,9 +109,11 @@ pub fn quantize(
     // SAFETY: plain initialisation, once per process.
     INIT.call_once(|| unsafe { sys::llama_backend_init() });
     let _one = QUANTIZING.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = crate::atomic::AtomicFile::create(out).map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e })?;
+    let tmp =
+        crate::atomic::AtomicFile::create(out).map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e })?;
     let to_c = |p: &Path| {
-        CString::new(p.to_string_lossy().as_bytes()).map_err(|_| ConvertError::Quantize("path contains a NUL byte".into()))
+        CString::new(p.to_string_lossy().as_bytes())
+            .map_err(|_| ConvertError::Quantize("path contains a NUL byte".into()))
     };
     let (cin, cout) = (to_c(input)?, to_c(tmp.temp_path())?);
 

@@ -44,12 +44,38 @@ pub struct Preset {
 impl Preset {
     /// Qwen3.5-2B's text dimensions (published config): 24 layers, every 4th full attention.
     pub fn qwen35_2b() -> Self {
-        Preset { hidden: 2048, layers: 24, ffn: 6144, heads: 8, kv_heads: 2, head_dim: 256, lin_k_heads: 16, lin_v_heads: 16, lin_head_dim: 128, conv_kernel: 4, vocab: 248_320, tied: true }
+        Preset {
+            hidden: 2048,
+            layers: 24,
+            ffn: 6144,
+            heads: 8,
+            kv_heads: 2,
+            head_dim: 256,
+            lin_k_heads: 16,
+            lin_v_heads: 16,
+            lin_head_dim: 128,
+            conv_kernel: 4,
+            vocab: 248_320,
+            tied: true,
+        }
     }
 
     /// A tiny model for tests: both layer kinds, key and value head counts that differ.
     pub fn tiny() -> Self {
-        Preset { hidden: 64, layers: 4, ffn: 128, heads: 4, kv_heads: 2, head_dim: 16, lin_k_heads: 2, lin_v_heads: 4, lin_head_dim: 16, conv_kernel: 4, vocab: 0, tied: true }
+        Preset {
+            hidden: 64,
+            layers: 4,
+            ffn: 128,
+            heads: 4,
+            kv_heads: 2,
+            head_dim: 16,
+            lin_k_heads: 2,
+            lin_v_heads: 4,
+            lin_head_dim: 16,
+            conv_kernel: 4,
+            vocab: 0,
+            tied: true,
+        }
     }
 
     /// By name: `qwen3.5-2b` or `tiny`.
@@ -102,7 +128,8 @@ impl Preset {
 
     /// The `config.json` of a `Qwen3_5ForConditionalGeneration`.
     pub fn config(&self, vocab: usize, eos: u64) -> Value {
-        let layer_types: Vec<&str> = (0..self.layers).map(|i| if (i + 1) % 4 == 0 { "full_attention" } else { "linear_attention" }).collect();
+        let layer_types: Vec<&str> =
+            (0..self.layers).map(|i| if (i + 1) % 4 == 0 { "full_attention" } else { "linear_attention" }).collect();
         json!({
             "architectures": ["Qwen3_5ForConditionalGeneration"],
             "model_type": "qwen3_5",
@@ -174,22 +201,32 @@ pub fn write_checkpoint(
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let tok_path = tokenizer_dir.join("tokenizer.json");
     let tok_text = std::fs::read_to_string(&tok_path).map_err(io(&tok_path))?;
-    let tok: Value = serde_json::from_str(&tok_text).map_err(|e| ConvertError::BadJson { path: tok_path.clone(), reason: e.to_string() })?;
-    let max_id = tok["model"]["vocab"].as_object().map(|v| v.values().filter_map(Value::as_u64).max().unwrap_or(0)).unwrap_or(0);
-    let max_added = tok["added_tokens"].as_array().map(|a| a.iter().filter_map(|t| t["id"].as_u64()).max().unwrap_or(0)).unwrap_or(0);
+    let tok: Value = serde_json::from_str(&tok_text)
+        .map_err(|e| ConvertError::BadJson { path: tok_path.clone(), reason: e.to_string() })?;
+    let max_id =
+        tok["model"]["vocab"].as_object().map(|v| v.values().filter_map(Value::as_u64).max().unwrap_or(0)).unwrap_or(0);
+    let max_added = tok["added_tokens"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t["id"].as_u64()).max().unwrap_or(0))
+        .unwrap_or(0);
     let needed = max_id.max(max_added) as usize + 1;
     let vocab = if preset.vocab >= needed { preset.vocab } else { needed.div_ceil(64) * 64 };
     let eos = tok["added_tokens"]
         .as_array()
         .and_then(|a| a.iter().find(|t| t["content"] == "<|im_end|>"))
         .and_then(|t| t["id"].as_u64())
-        .ok_or_else(|| ConvertError::Tokenizer(format!("{} has no <|im_end|> token: use a Qwen tokenizer", tok_path.display())))?;
+        .ok_or_else(|| {
+            ConvertError::Tokenizer(format!("{} has no <|im_end|> token: use a Qwen tokenizer", tok_path.display()))
+        })?;
     let write_json = |name: &str, v: &Value| -> Result<(), ConvertError> {
         let p = dir.join(name);
         std::fs::write(&p, serde_json::to_string_pretty(v).unwrap_or_default()).map_err(io(&p))
     };
     write_json("config.json", &preset.config(vocab, eos))?;
-    write_json("generation_config.json", &json!({"temperature": 0.6, "top_p": 0.95, "top_k": 20, "do_sample": true, "eos_token_id": [eos]}))?;
+    write_json(
+        "generation_config.json",
+        &json!({"temperature": 0.6, "top_p": 0.95, "top_k": 20, "do_sample": true, "eos_token_id": [eos]}),
+    )?;
     std::fs::write(dir.join("tokenizer.json"), &tok_text).map_err(io(dir))?;
     let tc_src = tokenizer_dir.join("tokenizer_config.json");
     let tc = if tc_src.is_file() {
@@ -225,13 +262,23 @@ pub fn write_checkpoint(
                 total += shape.iter().product::<usize>() as u64 * 2;
                 weight_map.insert(name.clone(), file.clone());
                 // Norm weights near 0 (HF stores w for x·(1+w)), A_log near 0, others small.
-                let (scale, offset) = if name.ends_with("A_log") { (0.5, 0.0) } else if shape.len() == 1 { (0.1, 0.0) } else { (0.02, 0.0) };
+                let (scale, offset) = if name.ends_with("A_log") {
+                    (0.5, 0.0)
+                } else if shape.len() == 1 {
+                    (0.1, 0.0)
+                } else {
+                    (0.02, 0.0)
+                };
                 (name, Random { shape, seed: seed ^ ((si as u64) << 32 | ti as u64), scale, offset })
             })
             .collect();
         let path = dir.join(&file);
-        safetensors::serialize_to_file(views, Some(std::collections::HashMap::from([("format".to_string(), "pt".to_string())])), &path)
-            .map_err(|e| ConvertError::BadShard { path: path.clone(), reason: format!("{e:?}") })?;
+        safetensors::serialize_to_file(
+            views,
+            Some(std::collections::HashMap::from([("format".to_string(), "pt".to_string())])),
+            &path,
+        )
+        .map_err(|e| ConvertError::BadShard { path: path.clone(), reason: format!("{e:?}") })?;
         progress(si + 1, n);
     }
     write_json("model.safetensors.index.json", &json!({"metadata": {"total_size": total}, "weight_map": weight_map}))?;

@@ -12,7 +12,8 @@ use crate::ConvertError;
 /// together) → llama.cpp's `qwen35`.
 pub const QWEN35_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 /// The Qwen2/2.5/3 regex → llama.cpp's `qwen2`.
-pub const QWEN2_REGEX: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub const QWEN2_REGEX: &str =
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 const NORMAL: i32 = 1;
 const CONTROL: i32 = 3;
@@ -23,11 +24,7 @@ const UNUSED: i32 = 5;
 fn split_regex(pre: &Value) -> Option<&str> {
     match pre.get("type").and_then(Value::as_str) {
         Some("Split") => pre.get("pattern").and_then(|p| p.get("Regex")).and_then(Value::as_str),
-        Some("Sequence") => pre
-            .get("pretokenizers")
-            .and_then(Value::as_array)?
-            .iter()
-            .find_map(split_regex),
+        Some("Sequence") => pre.get("pretokenizers").and_then(Value::as_array)?.iter().find_map(split_regex),
         _ => None,
     }
 }
@@ -84,19 +81,18 @@ pub fn metadata(ck: &Checkpoint, n_vocab: usize) -> Result<Vec<(String, Gv)>, Co
         let id = id.as_u64().ok_or_else(|| ConvertError::Tokenizer(format!("token {text:?} has a non-integer id")))?;
         place(id, text, NORMAL)?;
     }
-    let added: Vec<&Value> = tok.get("added_tokens").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let added: Vec<&Value> =
+        tok.get("added_tokens").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
     for t in &added {
-        let (Some(id), Some(content)) = (t.get("id").and_then(Value::as_u64), t.get("content").and_then(Value::as_str)) else {
+        let (Some(id), Some(content)) = (t.get("id").and_then(Value::as_u64), t.get("content").and_then(Value::as_str))
+        else {
             continue;
         };
         let special = t.get("special").and_then(Value::as_bool).unwrap_or(false);
         place(id, content, if special || looks_special(content) { CONTROL } else { USER_DEFINED })?;
     }
-    let tokens: Vec<String> = tokens
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| t.unwrap_or_else(|| format!("[PAD{i}]")))
-        .collect();
+    let tokens: Vec<String> =
+        tokens.into_iter().enumerate().map(|(i, t)| t.unwrap_or_else(|| format!("[PAD{i}]"))).collect();
 
     let merges: Vec<String> = match model.get("merges").and_then(Value::as_array) {
         Some(m) => m
@@ -124,26 +120,23 @@ pub fn metadata(ck: &Checkpoint, n_vocab: usize) -> Result<Vec<(String, Gv)>, Co
             .and_then(|t| t.get("id").and_then(Value::as_u64))
     };
     let special = |typ: &str| -> Option<u64> {
-        let from_tc = ck.tokenizer_config.as_ref().and_then(|tc| tc.get(format!("{typ}_token"))).and_then(|v| match v {
-            Value::String(s) => Some(s.as_str()),
-            Value::Object(o) => o.get("content").and_then(Value::as_str),
-            _ => None,
-        });
-        from_tc
-            .and_then(id_of)
-            .or_else(|| ck.hparam(&format!("{typ}_token_id")).and_then(Value::as_u64))
+        let from_tc =
+            ck.tokenizer_config.as_ref().and_then(|tc| tc.get(format!("{typ}_token"))).and_then(|v| match v {
+                Value::String(s) => Some(s.as_str()),
+                Value::Object(o) => o.get("content").and_then(Value::as_str),
+                _ => None,
+            });
+        from_tc.and_then(id_of).or_else(|| ck.hparam(&format!("{typ}_token_id")).and_then(Value::as_u64))
     };
     let eos = special("eos").or_else(|| id_of("<|im_end|>")).ok_or_else(|| {
-        ConvertError::Tokenizer("no end-of-sequence token: tokenizer_config.json has no eos_token and there is no <|im_end|>".into())
+        ConvertError::Tokenizer(
+            "no end-of-sequence token: tokenizer_config.json has no eos_token and there is no <|im_end|>".into(),
+        )
     })?;
     let bos = special("bos").or_else(|| id_of("<|endoftext|>")).unwrap_or(eos);
     let pad = special("pad").or_else(|| id_of("<|endoftext|>")).unwrap_or(eos);
-    let add_bos = ck
-        .tokenizer_config
-        .as_ref()
-        .and_then(|tc| tc.get("add_bos_token"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let add_bos =
+        ck.tokenizer_config.as_ref().and_then(|tc| tc.get("add_bos_token")).and_then(Value::as_bool).unwrap_or(false);
 
     let mut md = vec![
         ("tokenizer.ggml.model".to_string(), Gv::Str("gpt2".into())),
@@ -173,12 +166,16 @@ mod tests {
 
     #[test]
     fn pre_tokenizer_is_decided_by_the_regex() {
-        let seq = |re: &str| json!({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        let seq = |re: &str| {
+            json!({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [
             {"type": "Split", "pattern": {"Regex": re}, "behavior": "Isolated", "invert": false},
-            {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}]}});
+            {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}]}})
+        };
         assert_eq!(pre_tokenizer(&seq(QWEN35_REGEX)).unwrap(), "qwen35");
         assert_eq!(pre_tokenizer(&seq(QWEN2_REGEX)).unwrap(), "qwen2");
-        assert!(matches!(pre_tokenizer(&seq("\\w+")), Err(ConvertError::Tokenizer(m)) if m.contains("unknown pre-tokenizer")));
+        assert!(
+            matches!(pre_tokenizer(&seq("\\w+")), Err(ConvertError::Tokenizer(m)) if m.contains("unknown pre-tokenizer"))
+        );
         assert!(pre_tokenizer(&json!({"pre_tokenizer": {"type": "Whitespace"}})).is_err());
     }
 }

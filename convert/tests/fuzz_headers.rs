@@ -34,12 +34,7 @@ fn scratch() -> tempfile::TempDir {
 
 fn config(default: u32) -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
-    Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 2048,
-        ..Config::default()
-    }
+    Config { cases, failure_persistence: None, max_shrink_iters: 2048, ..Config::default() }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -106,7 +101,8 @@ fn llama_reads(path: &Path) -> Option<LlamaView> {
     // SAFETY: plain C calls on a path string and the context they return, freed once.
     unsafe {
         sys::ggml_log_set(Some(quiet), std::ptr::null_mut());
-        let ctx = sys::gguf_init_from_file(c.as_ptr(), sys::gguf_init_params { no_alloc: true, ctx: std::ptr::null_mut() });
+        let ctx =
+            sys::gguf_init_from_file(c.as_ptr(), sys::gguf_init_params { no_alloc: true, ctx: std::ptr::null_mut() });
         if ctx.is_null() {
             return None;
         }
@@ -161,7 +157,8 @@ fn gguf_value() -> impl Strategy<Value = Value> {
 
 /// Metadata with unique keys (the writer refuses duplicates, as llama.cpp does).
 fn gguf_metadata() -> impl Strategy<Value = Vec<(String, Value)>> {
-    prop::collection::btree_map("[a-z]{1,8}(\\.[a-z_0-9]{1,8}){0,2}", gguf_value(), 0..8).prop_map(|m| m.into_iter().collect())
+    prop::collection::btree_map("[a-z]{1,8}(\\.[a-z_0-9]{1,8}){0,2}", gguf_value(), 0..8)
+        .prop_map(|m| m.into_iter().collect())
 }
 
 fn gguf_tensors() -> impl Strategy<Value = Vec<TensorInfo>> {
@@ -173,14 +170,8 @@ fn gguf_tensors() -> impl Strategy<Value = Vec<TensorInfo>> {
 /// Writes a GGUF with the crate's writer (tensor `i`'s bytes are all `i`); returns its bytes.
 fn write_gguf(dir: &Path, metadata: &[(String, Value)], tensors: &[TensorInfo]) -> Result<Vec<u8>, String> {
     let path = dir.join("m.gguf");
-    gguf::write(
-        &path,
-        metadata,
-        tensors,
-        |i, w| w.write_all(&vec![i as u8; tensors[i].bytes() as usize]),
-        |_| {},
-    )
-    .map_err(|e| e.to_string())?;
+    gguf::write(&path, metadata, tensors, |i, w| w.write_all(&vec![i as u8; tensors[i].bytes() as usize]), |_| {})
+        .map_err(|e| e.to_string())?;
     Ok(std::fs::read(&path).unwrap())
 }
 
@@ -231,7 +222,25 @@ fn read_checked(bytes: &[u8], stated: u64) -> Result<Result<gguf::GgufHeader, Re
 /// Values that break lengths, counts, offsets and types.
 fn hostile_u64() -> impl Strategy<Value = u64> {
     prop_oneof![
-        prop::sample::select(vec![0, 1, 2, 3, 4, 31, 32, 33, 63, 64, 1 << 31, 1 << 32, 1 << 60, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX - 7, u64::MAX]),
+        prop::sample::select(vec![
+            0,
+            1,
+            2,
+            3,
+            4,
+            31,
+            32,
+            33,
+            63,
+            64,
+            1 << 31,
+            1 << 32,
+            1 << 60,
+            i64::MAX as u64,
+            i64::MAX as u64 + 1,
+            u64::MAX - 7,
+            u64::MAX
+        ]),
         any::<u64>(),
         0u64..4096,
     ]
@@ -239,7 +248,30 @@ fn hostile_u64() -> impl Strategy<Value = u64> {
 
 fn hostile_u32() -> impl Strategy<Value = u32> {
     prop_oneof![
-        prop::sample::select(vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 30, 31, 39, 42, 43, 255, 0x0300_0000, u32::MAX]),
+        prop::sample::select(vec![
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            8,
+            9,
+            10,
+            11,
+            12,
+            13,
+            30,
+            31,
+            39,
+            42,
+            43,
+            255,
+            0x0300_0000,
+            u32::MAX
+        ]),
         any::<u32>(),
     ]
 }
@@ -261,7 +293,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<prop::sample::Index>(), hostile_u32()).prop_map(|(i, v)| Mutation::PutU32(i, v)),
         any::<prop::sample::Index>().prop_map(Mutation::Truncate),
         (any::<prop::sample::Index>(), 1usize..16).prop_map(|(i, n)| Mutation::Delete(i, n)),
-        (any::<prop::sample::Index>(), prop::collection::vec(any::<u8>(), 1..16)).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        (any::<prop::sample::Index>(), prop::collection::vec(any::<u8>(), 1..16))
+            .prop_map(|(i, b)| Mutation::Insert(i, b)),
     ]
 }
 
@@ -412,11 +445,14 @@ proptest! {
 /// Files: `SQALE_REAL_GGUF` (paths separated by `:`), and any `*.gguf` in `models/test/`.
 #[test]
 fn gguf_reader_agrees_with_llama_cpp_on_real_files() {
-    let mut files: Vec<std::path::PathBuf> =
-        std::env::var("SQALE_REAL_GGUF").map(|v| v.split(':').filter(|s| !s.is_empty()).map(Into::into).collect()).unwrap_or_default();
+    let mut files: Vec<std::path::PathBuf> = std::env::var("SQALE_REAL_GGUF")
+        .map(|v| v.split(':').filter(|s| !s.is_empty()).map(Into::into).collect())
+        .unwrap_or_default();
     let test_models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/test");
     if let Ok(dir) = std::fs::read_dir(&test_models) {
-        files.extend(dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "gguf")));
+        files.extend(
+            dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "gguf")),
+        );
     }
     if files.is_empty() {
         eprintln!("no real GGUF files (set SQALE_REAL_GGUF or put one in models/test/): nothing to compare");
@@ -497,7 +533,12 @@ fn gguf_hostile_counts_do_not_allocate() {
 fn gguf_errors_name_the_problem() {
     let dir = scratch();
     let t = |name: &str, ne: Vec<u64>| TensorInfo { name: name.into(), ne, ty: GgmlType::F32 };
-    let good = write_gguf(dir.path(), &[("general.architecture".into(), Value::Str("qwen35".into()))], &[t("a", vec![4, 2]), t("b", vec![3])]).unwrap();
+    let good = write_gguf(
+        dir.path(),
+        &[("general.architecture".into(), Value::Str("qwen35".into()))],
+        &[t("a", vec![4, 2]), t("b", vec![3])],
+    )
+    .unwrap();
     let read = |b: &[u8]| gguf::read_header_from(Cursor::new(b), b.len() as u64);
     let h = read(&good).unwrap();
     assert_eq!(h.architecture(), Some("qwen35"));
@@ -593,12 +634,17 @@ fn gguf_errors_name_the_problem() {
 // Safetensors checkpoints
 // ------------------------------------------------------------------------------------------
 
-const DTYPES: &[(&str, usize)] = &[("F32", 32), ("F16", 16), ("BF16", 16), ("U8", 8), ("I64", 64), ("BOOL", 8), ("F8_E4M3", 8), ("F4", 4)];
+const DTYPES: &[(&str, usize)] =
+    &[("F32", 32), ("F16", 16), ("BF16", 16), ("U8", 8), ("I64", 64), ("BOOL", 8), ("F8_E4M3", 8), ("F4", 4)];
 
 /// One shard's tensors: name, dtype, shape (laid out in order, data_offsets computed).
 fn shard_tensors() -> impl Strategy<Value = Vec<(String, usize, Vec<u64>)>> {
-    prop::collection::btree_map("[a-z]{1,4}(\\.[a-z0-9]{1,4}){0,2}", (0..DTYPES.len(), prop::collection::vec(0u64..5, 0..4)), 0..5)
-        .prop_map(|m| m.into_iter().map(|(n, (d, s))| (n, d, s)).collect())
+    prop::collection::btree_map(
+        "[a-z]{1,4}(\\.[a-z0-9]{1,4}){0,2}",
+        (0..DTYPES.len(), prop::collection::vec(0u64..5, 0..4)),
+        0..5,
+    )
+    .prop_map(|m| m.into_iter().map(|(n, (d, s))| (n, d, s)).collect())
 }
 
 /// The header of a valid shard, and its data length.
@@ -633,26 +679,57 @@ enum JsonMutation {
 
 fn json_mutation() -> impl Strategy<Value = JsonMutation> {
     prop_oneof![
-        (any::<prop::sample::Index>(), prop::sample::select(vec![json!("F64"), json!("Q4"), json!(""), json!(3), json!(null), json!("bf16"), json!("F6_E2M3"), json!("C64")]))
+        (
+            any::<prop::sample::Index>(),
+            prop::sample::select(vec![
+                json!("F64"),
+                json!("Q4"),
+                json!(""),
+                json!(3),
+                json!(null),
+                json!("bf16"),
+                json!("F6_E2M3"),
+                json!("C64")
+            ])
+        )
             .prop_map(|(i, v)| JsonMutation::Dtype(i, v)),
-        (any::<prop::sample::Index>(), prop_oneof![
-            prop::collection::vec(hostile_u64(), 0..4).prop_map(|v| json!(v)),
-            Just(json!([-1])), Just(json!([1.5])), Just(json!("2")), Just(json!([[2]])),
-        ]).prop_map(|(i, v)| JsonMutation::Shape(i, v)),
-        (any::<prop::sample::Index>(), prop_oneof![
-            (hostile_u64(), hostile_u64()).prop_map(|(a, b)| json!([a, b])),
-            (0u64..64, 0u64..64).prop_map(|(a, b)| json!([a, b])),
-            Just(json!([0])), Just(json!([0, 1, 2])), Just(json!([-1, 0])), Just(json!(null)),
-            Just(json!([0, u64::MAX])), Just(json!([u64::MAX - 7, u64::MAX])),
-        ]).prop_map(|(i, v)| JsonMutation::Offsets(i, v)),
-        (any::<prop::sample::Index>(), prop::sample::select(vec!["dtype", "shape", "data_offsets"])).prop_map(|(i, k)| JsonMutation::Remove(i, k)),
-        prop::sample::select(vec![json!({"a": 1}), json!([1]), json!(null), json!({"a": {"b": "c"}}), json!("x")]).prop_map(JsonMutation::Metadata),
-        prop::sample::select(vec![json!(1), json!("x"), json!({"dtype": "F32"}), json!([]), json!({})]).prop_map(JsonMutation::Junk),
+        (
+            any::<prop::sample::Index>(),
+            prop_oneof![
+                prop::collection::vec(hostile_u64(), 0..4).prop_map(|v| json!(v)),
+                Just(json!([-1])),
+                Just(json!([1.5])),
+                Just(json!("2")),
+                Just(json!([[2]])),
+            ]
+        )
+            .prop_map(|(i, v)| JsonMutation::Shape(i, v)),
+        (
+            any::<prop::sample::Index>(),
+            prop_oneof![
+                (hostile_u64(), hostile_u64()).prop_map(|(a, b)| json!([a, b])),
+                (0u64..64, 0u64..64).prop_map(|(a, b)| json!([a, b])),
+                Just(json!([0])),
+                Just(json!([0, 1, 2])),
+                Just(json!([-1, 0])),
+                Just(json!(null)),
+                Just(json!([0, u64::MAX])),
+                Just(json!([u64::MAX - 7, u64::MAX])),
+            ]
+        )
+            .prop_map(|(i, v)| JsonMutation::Offsets(i, v)),
+        (any::<prop::sample::Index>(), prop::sample::select(vec!["dtype", "shape", "data_offsets"]))
+            .prop_map(|(i, k)| JsonMutation::Remove(i, k)),
+        prop::sample::select(vec![json!({"a": 1}), json!([1]), json!(null), json!({"a": {"b": "c"}}), json!("x")])
+            .prop_map(JsonMutation::Metadata),
+        prop::sample::select(vec![json!(1), json!("x"), json!({"dtype": "F32"}), json!([]), json!({})])
+            .prop_map(JsonMutation::Junk),
     ]
 }
 
 fn mutate_json(map: &mut serde_json::Map<String, Json>, m: &JsonMutation) {
-    let names: Vec<String> = map.iter().filter(|(k, v)| *k != "__metadata__" && v.is_object()).map(|(k, _)| k.clone()).collect();
+    let names: Vec<String> =
+        map.iter().filter(|(k, v)| *k != "__metadata__" && v.is_object()).map(|(k, _)| k.clone()).collect();
     let pick = |i: &prop::sample::Index| (!names.is_empty()).then(|| names[i.index(names.len())].clone());
     match m {
         JsonMutation::Dtype(i, v) | JsonMutation::Shape(i, v) | JsonMutation::Offsets(i, v) => {
@@ -696,11 +773,7 @@ fn framing() -> impl Strategy<Value = Framing> {
         0usize..9,
         prop_oneof![6 => Just(0i64), 2 => -16i64..16],
     )
-        .prop_map(|(length_delta, padding, data_delta)| Framing {
-            length_delta,
-            padding,
-            data_delta,
-        })
+        .prop_map(|(length_delta, padding, data_delta)| Framing { length_delta, padding, data_delta })
 }
 
 fn shard_bytes(header: &serde_json::Map<String, Json>, data_len: u64, f: &Framing) -> Vec<u8> {
@@ -736,9 +809,12 @@ fn index() -> impl Strategy<Value = Index> {
     ]
 }
 
+/// A shard's tensors as `(name, dtype index, shape)`, its header mutations and its framing.
+type ShardCase = (Vec<(String, usize, Vec<u64>)>, Vec<JsonMutation>, Framing);
+
 #[derive(Debug, Clone)]
 struct CheckpointCase {
-    shards: Vec<(Vec<(String, usize, Vec<u64>)>, Vec<JsonMutation>, Framing)>,
+    shards: Vec<ShardCase>,
     index: Index,
     byte_mutations: Vec<Mutation>,
 }
@@ -749,11 +825,7 @@ fn checkpoint_case() -> impl Strategy<Value = CheckpointCase> {
         index(),
         prop_oneof![4 => Just(vec![]), 1 => prop::collection::vec(mutation(), 1..3)],
     )
-        .prop_map(|(shards, index, byte_mutations)| CheckpointCase {
-            shards,
-            index,
-            byte_mutations,
-        })
+        .prop_map(|(shards, index, byte_mutations)| CheckpointCase { shards, index, byte_mutations })
 }
 
 /// Lays the case out as a checkpoint folder; returns whether every shard is untouched.
@@ -782,10 +854,14 @@ fn lay_out(dir: &Path, case: &CheckpointCase) -> bool {
     }
     match &case.index {
         Index::None => {}
-        Index::Valid => std::fs::write(dir.join("model.safetensors.index.json"), json!({"weight_map": weight_map}).to_string()).unwrap(),
+        Index::Valid => {
+            std::fs::write(dir.join("model.safetensors.index.json"), json!({"weight_map": weight_map}).to_string())
+                .unwrap()
+        }
         Index::Entry(v) => {
             weight_map.insert("extra.weight".into(), v.clone());
-            std::fs::write(dir.join("model.safetensors.index.json"), json!({"weight_map": weight_map}).to_string()).unwrap();
+            std::fs::write(dir.join("model.safetensors.index.json"), json!({"weight_map": weight_map}).to_string())
+                .unwrap();
         }
         Index::Text(t) => std::fs::write(dir.join("model.safetensors.index.json"), t).unwrap(),
     }
@@ -835,7 +911,10 @@ fn safetensors_offsets_near_2_pow_64_are_refused_by_name() {
     let step = (1u64 << 61) - 1;
     let mut header = serde_json::Map::new();
     for k in 0..8u64 {
-        header.insert(format!("t{k}"), json!({"dtype": "U8", "shape": [step], "data_offsets": [k * step, (k + 1) * step]}));
+        header.insert(
+            format!("t{k}"),
+            json!({"dtype": "U8", "shape": [step], "data_offsets": [k * step, (k + 1) * step]}),
+        );
     }
     header.insert("t8".into(), json!({"dtype": "U8", "shape": [7], "data_offsets": [8 * step, 8 * step + 7]}));
     let bytes = shard_bytes(&header, 0, &Framing { length_delta: 0, padding: 0, data_delta: 0 });

@@ -88,8 +88,12 @@ pub fn check_values(values: &[u32]) -> Result<(), BenchError> {
 /// turn's completion and calls.
 fn fingerprint(r: &Record) -> serde_json::Value {
     let episode = serde_json::to_value(&r.episode).unwrap_or_default();
-    let turns = episode.get("turns").and_then(|t| t.as_array()).map(|t| t.iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>());
-    let turns = if episode.is_null() { serde_json::Value::Null } else { serde_json::to_value(turns).unwrap_or_default() };
+    let turns = episode
+        .get("turns")
+        .and_then(|t| t.as_array())
+        .map(|t| t.iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>());
+    let turns =
+        if episode.is_null() { serde_json::Value::Null } else { serde_json::to_value(turns).unwrap_or_default() };
     serde_json::json!({"id": r.id, "sql": r.sql, "turns": turns})
 }
 
@@ -105,7 +109,8 @@ pub fn parallel(
 ) -> Result<ParallelReport, BenchError> {
     check_values(&setup.values)?;
     let limits = Limits::default();
-    let settings = Settings { max_episode_tokens: setup.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+    let settings =
+        Settings { max_episode_tokens: setup.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
     let mut options = options;
     options.ctx = eval::sequence_context(options.ctx, setup.max_episode_tokens);
     let mut gold = GoldCache::new(limits);
@@ -117,7 +122,16 @@ pub fn parallel(
         crate::memory::reset_peak();
         let mut engine = BatchedEngine::new(model, options.clone(), n as usize)?;
         let t = Instant::now();
-        eval::run(&mut engine, &settings, "bench", questions, setup.seed, &results, &mut gold, &mut |done, total, _| progress(n, done, total))?;
+        eval::run(
+            &mut engine,
+            &settings,
+            "bench",
+            questions,
+            setup.seed,
+            &results,
+            &mut gold,
+            &mut |done, total, _| progress(n, done, total),
+        )?;
         let seconds = t.elapsed().as_secs_f64();
         drop(engine);
         let mut records = eval::read_records(&results);
@@ -142,7 +156,8 @@ pub fn parallel(
         });
     }
     let params = model.n_params();
-    let decoded_tokens_per_question = runs.first().map(|r| r.decoded_tokens as f64 / r.episodes.max(1) as f64).unwrap_or(0.0);
+    let decoded_tokens_per_question =
+        runs.first().map(|r| r.decoded_tokens as f64 / r.episodes.max(1) as f64).unwrap_or(0.0);
     Ok(ParallelReport {
         model: model.path().display().to_string(),
         params,

@@ -126,13 +126,24 @@ fn decode(engine: &mut Engine<'_>, tokens: &[LlamaToken], one_by_one: bool) -> R
 /// generated tokens one by one), and the whole conversation re-decoded from scratch before every
 /// assistant turn (what a loop without a cache does). Sampling is left out of both.
 /// With `live`, also runs two real episodes to count decoded tokens against context length.
-pub fn replay(engine: &mut Engine<'_>, question: &str, db: &Path, live: Option<LiveSettings>) -> Result<ReplayReport, BenchError> {
+pub fn replay(
+    engine: &mut Engine<'_>,
+    question: &str,
+    db: &Path,
+    live: Option<LiveSettings>,
+) -> Result<ReplayReport, BenchError> {
     replay_script(engine, SIX_TURNS, question, db, live)
 }
 
 /// [`replay`] of another script: `script` holds the assistant's completions, one per turn, played
 /// by the agent with default settings.
-pub fn replay_script(engine: &mut Engine<'_>, script: &[&str], question: &str, db: &Path, live: Option<LiveSettings>) -> Result<ReplayReport, BenchError> {
+pub fn replay_script(
+    engine: &mut Engine<'_>,
+    script: &[&str],
+    question: &str,
+    db: &Path,
+    live: Option<LiveSettings>,
+) -> Result<ReplayReport, BenchError> {
     let mut scripted = Agent::new(ScriptedGenerator::new(script.iter().copied()), Settings::default());
     let ep = scripted.run(question, db).map_err(BenchError::Scripted)?;
     let model = engine.model();

@@ -64,7 +64,8 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     };
     let model = args.model.load_path(&model_path)?;
     // One conversation: nothing to reuse the prompt snapshot for.
-    let engine = Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
+    let engine =
+        Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
     let mut agent = Agent::new(engine, settings);
     let mut tracer = Tracer::new();
     let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut |e| {

@@ -69,7 +69,9 @@ fn print_json(report: &impl serde::Serialize) -> anyhow::Result<()> {
 fn hint(e: BenchError) -> anyhow::Error {
     let hint = match &e {
         BenchError::Parallel(_) => "--parallel takes values 1-64, e.g. --parallel 1,2,4,8",
-        BenchError::Decode(GenerateError::ContextFull { .. }) => "the measurement does not fit the context window: raise --ctx (or lower --pp, --tg)",
+        BenchError::Decode(GenerateError::ContextFull { .. }) => {
+            "the measurement does not fit the context window: raise --ctx (or lower --pp, --tg)"
+        }
         _ => return e.into(),
     };
     anyhow::Error::new(e).context(hint)
@@ -108,10 +110,16 @@ fn print_speed(r: &SpeedReport) -> anyhow::Result<()> {
     println!("pp{:<10} {:>8.1} ± {:.1} tokens/s", r.pp_tokens, r.pp_tps_mean, r.pp_tps_sd);
     println!("tg{:<10} {:>8.1} ± {:.1} tokens/s", r.tg_tokens, r.tg_tps_mean, r.tg_tps_sd);
     if let Some(e) = &r.episode {
-        println!("episode      {} tool turns + final, {} tokens in context ({} generated)", e.tool_turns, e.context_tokens, e.generated_tokens);
+        println!(
+            "episode      {} tool turns + final, {} tokens in context ({} generated)",
+            e.tool_turns, e.context_tokens, e.generated_tokens
+        );
         // The token counts print unpadded, as they always have.
         println!("  cached: each token decoded once   {} tokens {:>8.2} s", e.cached_decoded_tokens, e.cached_seconds);
-        println!("  re-decoding every turn            {} tokens {:>8.2} s", e.redecode_decoded_tokens, e.redecode_seconds);
+        println!(
+            "  re-decoding every turn            {} tokens {:>8.2} s",
+            e.redecode_decoded_tokens, e.redecode_seconds
+        );
         println!("  re-decode / cached                {:>17.2}x", e.redecode_over_cached);
         if let Some(l) = &e.live {
             println!("  live episodes: {}", serde_json::to_value(l)?);
@@ -125,7 +133,12 @@ fn parallel(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
     bench::check_values(&args.parallel).map_err(hint)?;
     let questions = super::eval::load(spec, Some(args.limit), None, &Default::default(), args.json)?;
     let model = args.model.load()?;
-    let setup = ParallelSetup { benchmark: spec.to_string(), values: args.parallel.clone(), seed: args.seed, max_episode_tokens: args.max_episode_tokens };
+    let setup = ParallelSetup {
+        benchmark: spec.to_string(),
+        values: args.parallel.clone(),
+        seed: args.seed,
+        max_episode_tokens: args.max_episode_tokens,
+    };
     let report = bench::parallel(&model, args.model.engine_options(), &questions, &setup, &mut |n, done, total| {
         if !args.json {
             eprint!("\r--parallel {n}: {done}/{total} episodes");
@@ -143,8 +156,14 @@ fn parallel(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
 }
 
 fn print_parallel(r: &ParallelReport) {
-    println!("model {} ({} params), {} questions from {}, episodes of at most {} tokens", r.model, r.params, r.questions, r.benchmark, r.max_episode_tokens);
-    println!("{:>9} {:>9} {:>10} {:>12} {:>14} {:>12} {:>9} {:>6}", "parallel", "episodes", "seconds", "episodes/min", "gen tokens/s", "peak MiB", "speedup", "same");
+    println!(
+        "model {} ({} params), {} questions from {}, episodes of at most {} tokens",
+        r.model, r.params, r.questions, r.benchmark, r.max_episode_tokens
+    );
+    println!(
+        "{:>9} {:>9} {:>10} {:>12} {:>14} {:>12} {:>9} {:>6}",
+        "parallel", "episodes", "seconds", "episodes/min", "gen tokens/s", "peak MiB", "speedup", "same"
+    );
     for run in &r.runs {
         println!(
             "{:>9} {:>9} {:>10.1} {:>12.2} {:>14.1} {:>12.0} {:>8.2}x {:>6}",
@@ -158,5 +177,8 @@ fn print_parallel(r: &ParallelReport) {
             if run.same_episodes { "yes" } else { "NO" }
         );
     }
-    println!("compute per question: 2 x {} params x {:.0} decoded tokens = {:.4} TFLOPs", r.params, r.decoded_tokens_per_question, r.tflops_per_question);
+    println!(
+        "compute per question: 2 x {} params x {:.0} decoded tokens = {:.4} TFLOPs",
+        r.params, r.decoded_tokens_per_question, r.tflops_per_question
+    );
 }

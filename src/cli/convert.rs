@@ -59,7 +59,11 @@ pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
             report.tensors,
             report.dropped,
             report.convert_seconds + report.quantize_seconds,
-            if report.quantize_seconds > 0.0 { format!(" ({:.1} s quantising)", report.quantize_seconds) } else { String::new() }
+            if report.quantize_seconds > 0.0 {
+                format!(" ({:.1} s quantising)", report.quantize_seconds)
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())
@@ -120,7 +124,12 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    println!("wrote {} ({ty}, {:.1} MB) in {:.1} s", args.output.display(), bytes as f64 / 1e6, t.elapsed().as_secs_f64());
+    println!(
+        "wrote {} ({ty}, {:.1} MB) in {:.1} s",
+        args.output.display(),
+        bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -152,12 +161,24 @@ pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b or tiny", args.preset))?;
     preset.tied = !args.untied;
     let mut pb: Option<ProgressBar> = None;
-    let bytes = sqale_convert::synth::write_checkpoint(&args.output, &preset, &args.tokenizer, args.shard_mb << 20, args.seed, &mut |i, n| {
-        pb.get_or_insert_with(|| bar(n as u64, "shards", false)).set_position(i as u64);
-    })?;
+    let bytes = sqale_convert::synth::write_checkpoint(
+        &args.output,
+        &preset,
+        &args.tokenizer,
+        args.shard_mb << 20,
+        args.seed,
+        &mut |i, n| {
+            pb.get_or_insert_with(|| bar(n as u64, "shards", false)).set_position(i as u64);
+        },
+    )?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    println!("wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)", args.preset, args.output.display(), bytes as f64 / 1e9);
+    println!(
+        "wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)",
+        args.preset,
+        args.output.display(),
+        bytes as f64 / 1e9
+    );
     Ok(())
 }

@@ -147,7 +147,13 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
 
 /// The benchmark `spec` names, with `--limit` and `--shard` applied and a progress bar while
 /// databases are built.
-pub(super) fn load(spec: &str, limit: Option<usize>, shard: Option<(usize, usize)>, phrasing: &Phrasing, json: bool) -> anyhow::Result<Vec<Question>> {
+pub(super) fn load(
+    spec: &str,
+    limit: Option<usize>,
+    shard: Option<(usize, usize)>,
+    phrasing: &Phrasing,
+    json: bool,
+) -> anyhow::Result<Vec<Question>> {
     let pb = if json { ProgressBar::hidden() } else { spinner_bar(0, "building databases") };
     let mut progress = |done: usize, total: usize| {
         pb.set_length(total as u64);
@@ -196,20 +202,31 @@ fn bar(total: usize, json: bool) -> ProgressBar {
 
 fn spinner_bar(total: usize, prefix: &str) -> ProgressBar {
     let pb = ProgressBar::new(total as u64);
-    pb.set_style(ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    pb.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
     pb.set_prefix(prefix.to_string());
     pb
 }
 
 fn run_models(args: RunArgs) -> anyhow::Result<()> {
-    let spec = args.bench.as_deref().context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
+    let spec = args
+        .bench
+        .as_deref()
+        .context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
     anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
     let mut questions = load(spec, args.limit, args.shard, &args.phrasing, args.json)?;
     let out = ResultsDir::create(&args.out)?;
     let limits = super::limits(args.sql_timeout)?;
     let mut gold = GoldCache::new(limits.clone());
     if args.schema != SchemaCondition::Full {
-        let pb = if args.json { ProgressBar::hidden() } else { spinner_bar(questions.len(), &format!("schema {}", args.schema)) };
+        let pb = if args.json {
+            ProgressBar::hidden()
+        } else {
+            spinner_bar(questions.len(), &format!("schema {}", args.schema))
+        };
         subset::apply(&mut questions, args.schema, args.seed, &mut gold, &out.databases(), &mut |_, _| pb.inc(1))?;
         pb.finish_and_clear();
     }
@@ -221,22 +238,32 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         let model = sqale::engine::Model::load(path, &args.hardware.model_options(false))?;
         let options = sqale::engine::EngineOptions { ctx, threads: args.hardware.threads, ..Default::default() };
         let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
-        let settings = Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+        let settings =
+            Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
         let pb = bar(questions.len(), args.json);
         pb.set_prefix(label.clone());
         let already = eval::done_ids(&out.episodes(), &label).len();
         pb.set_position(already.min(questions.len()) as u64);
         let mut run = RunStats { parallel: args.parallel, ..RunStats::default() };
         let (mut correct, mut scored) = (0usize, 0usize);
-        eval::run(&mut engine, &settings, &label, &questions, args.seed, &out.episodes(), &mut gold, &mut |_, _, r| {
-            if r.gold_ok {
-                scored += 1;
-                correct += r.correct as usize;
-            }
-            run.count(r);
-            pb.inc(1);
-            pb.set_message(format!("{correct}/{scored}"));
-        })?;
+        eval::run(
+            &mut engine,
+            &settings,
+            &label,
+            &questions,
+            args.seed,
+            &out.episodes(),
+            &mut gold,
+            &mut |_, _, r| {
+                if r.gold_ok {
+                    scored += 1;
+                    correct += r.correct as usize;
+                }
+                run.count(r);
+                pb.inc(1);
+                pb.set_message(format!("{correct}/{scored}"));
+            },
+        )?;
         pb.finish_and_clear();
         run.seconds = started.elapsed().as_secs_f64();
         run.peak_rss_bytes = sqale::memory::peak_bytes();

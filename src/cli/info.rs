@@ -23,7 +23,10 @@ pub struct InfoArgs {
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let estimate = match &args.model {
         Some(path) => {
-            let model = sqale::engine::Model::load(path, &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() })?;
+            let model = sqale::engine::Model::load(
+                path,
+                &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() },
+            )?;
             Some(sqale::memory::estimate(&model, args.ctx))
         }
         None => None,
@@ -40,13 +43,24 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     println!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", b.cpu_features.join(","), b.cpu_kernels);
     println!("default threads: {}", info.threads_default);
     for d in &info.devices {
-        println!("device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free", d.index, d.name, d.description, d.backend, gib(d.memory_total as u64), gib(d.memory_free as u64));
+        println!(
+            "device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free",
+            d.index,
+            d.name,
+            d.description,
+            d.backend,
+            gib(d.memory_total as u64),
+            gib(d.memory_free as u64)
+        );
     }
     if let Some(m) = &info.memory {
         println!("memory: {:.1} GiB total, {:.1} GiB available", gib(m.total), gib(m.available));
     }
     if let Some(m) = &info.model {
-        println!("model {} ({}, {} layers: {} full attention, {} recurrent)", m.model, m.architecture, m.layers, m.full_attention_layers, m.recurrent_layers);
+        println!(
+            "model {} ({}, {} layers: {} full attention, {} recurrent)",
+            m.model, m.architecture, m.layers, m.full_attention_layers, m.recurrent_layers
+        );
         println!("  weights           {:>8.2} GiB", gib(m.weights_bytes));
         println!("  KV cache @ {}  {:>8.2} GiB (f16, full-attention layers only)", m.ctx, gib(m.kv_cache_bytes));
         println!("  recurrent state   {:>8.3} GiB", gib(m.recurrent_state_bytes));

@@ -15,7 +15,8 @@ use clap::{Args, Parser, Subcommand};
 use sqale::defaults;
 
 /// `0.1.0 (backends: cpu; x86_64-unknown-linux-gnu)`.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (backends: ", env!("SQALE_BACKENDS"), "; ", env!("SQALE_TARGET"), ")");
+const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), " (backends: ", env!("SQALE_BACKENDS"), "; ", env!("SQALE_TARGET"), ")");
 
 /// Edge runtime for the SQaLe text-to-SQL agents.
 #[derive(Parser, Debug)]
@@ -158,8 +159,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
 fn db_or_demo(db: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match db {
         Some(p) => Ok(p),
-        None => sqale::demo::demo_db_path()
-            .map_err(|e| anyhow::anyhow!("cannot write the demo database to the cache: {e}")),
+        None => {
+            sqale::demo::demo_db_path().map_err(|e| anyhow::anyhow!("cannot write the demo database to the cache: {e}"))
+        }
     }
 }
 
@@ -168,10 +170,7 @@ fn limits(sql_timeout: f64) -> anyhow::Result<sqale::env::Limits> {
     if !(sql_timeout.is_finite() && sql_timeout > 0.0) {
         anyhow::bail!("--sql-timeout must be a positive number of seconds, got {sql_timeout}");
     }
-    Ok(sqale::env::Limits {
-        timeout: std::time::Duration::from_secs_f64(sql_timeout),
-        ..sqale::env::Limits::default()
-    })
+    Ok(sqale::env::Limits { timeout: std::time::Duration::from_secs_f64(sql_timeout), ..sqale::env::Limits::default() })
 }
 
 /// The command-line flag that fixes a library error, added to its message here: the library's
@@ -180,7 +179,8 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
     use sqale::agent::AgentError;
     use sqale::engine::EngineError;
     use sqale::env::EnvError;
-    let env_hint = |err: &EnvError| matches!(err, EnvError::NotFound(_)).then_some("pass an existing SQLite file with --db");
+    let env_hint =
+        |err: &EnvError| matches!(err, EnvError::NotFound(_)).then_some("pass an existing SQLite file with --db");
     let hint = if let Some(err) = e.downcast_ref::<EngineError>() {
         match err {
             EngineError::ModelNotFound(_) => Some("pass a GGUF file with --model"),

@@ -40,7 +40,13 @@ pub fn pull_entry(entry: &Entry, ty: &str, threads: Option<i32>, quiet: bool) ->
         }
     })?;
     if !quiet {
-        eprintln!("\r{} ({}, {:.1} MB, sha256 {})", gguf.display(), manifest.out_type, manifest.gguf_bytes as f64 / 1e6, &manifest.gguf_sha256[..16]);
+        eprintln!(
+            "\r{} ({}, {:.1} MB, sha256 {})",
+            gguf.display(),
+            manifest.out_type,
+            manifest.gguf_bytes as f64 / 1e6,
+            &manifest.gguf_sha256[..16]
+        );
     }
     Ok(gguf)
 }

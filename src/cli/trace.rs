@@ -80,8 +80,12 @@ impl Tracer {
             Event::Budget { turns_left, limit, context_tokens } => {
                 let text = match limit {
                     None => format!("[{turns_left} tool turns left · {context_tokens} tokens in context]"),
-                    Some(LimitReason::TurnsUsed) => format!("[exploration limit: tool turns used · {context_tokens} tokens]"),
-                    Some(LimitReason::FailedQueries(n)) => format!("[exploration limit: {n} failed queries in a row · {context_tokens} tokens]"),
+                    Some(LimitReason::TurnsUsed) => {
+                        format!("[exploration limit: tool turns used · {context_tokens} tokens]")
+                    }
+                    Some(LimitReason::FailedQueries(n)) => {
+                        format!("[exploration limit: {n} failed queries in a row · {context_tokens} tokens]")
+                    }
                 };
                 let _ = writeln!(err, "{}", self.style("33", &text));
             }

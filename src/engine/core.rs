@@ -169,7 +169,12 @@ impl<'m> Core<'m> {
 
     /// Decodes `tokens` of sequence `seq` from position `pos` in chunks and waits for the device;
     /// returns the index of the last token's logits in the last batch (`None` for no tokens).
-    pub(crate) fn decode_run(&mut self, seq: usize, pos: usize, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
+    pub(crate) fn decode_run(
+        &mut self,
+        seq: usize,
+        pos: usize,
+        tokens: &[LlamaToken],
+    ) -> Result<Option<i32>, GenerateError> {
         let needed = pos + tokens.len();
         if needed > self.per_seq {
             return Err(GenerateError::ContextFull { needed, capacity: self.per_seq });
@@ -209,9 +214,7 @@ impl<'m> Core<'m> {
     pub(crate) fn begin(&mut self, seq: usize, text: &str, keep: bool) -> Result<Prefix, GenerateError> {
         self.clear(seq);
         if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
-            self.ctx
-                .state_seq_set(&snap.state, seq as i32)
-                .map_err(|e| failed("restoring the prompt snapshot", e))?;
+            self.ctx.state_seq_set(&snap.state, seq as i32).map_err(|e| failed("restoring the prompt snapshot", e))?;
             return Ok(Prefix { tokens: snap.tokens.clone(), reused: true, logits: None });
         }
         let tokens = self.model.tokenize(text, true);

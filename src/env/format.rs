@@ -59,12 +59,7 @@ pub(crate) struct TableText<'l> {
 impl<'l> TableText<'l> {
     /// Starts an empty table.
     pub(crate) fn new(limits: &'l Limits) -> Self {
-        TableText {
-            limits,
-            out: String::new(),
-            shown: 0,
-            truncated_by_size: false,
-        }
+        TableText { limits, out: String::new(), shown: 0, truncated_by_size: false }
     }
 
     /// Adds a row unless the row or size limit is reached; returns whether it was added.
@@ -90,11 +85,7 @@ impl<'l> TableText<'l> {
         let mut out = columns.join(" | ");
         out.push('\n');
         out.push_str(&self.out);
-        let total_text = if counted_all {
-            format!("{total}")
-        } else {
-            format!("more than {total}")
-        };
+        let total_text = if counted_all { format!("{total}") } else { format!("more than {total}") };
         let tail = if self.shown == total && counted_all {
             match total {
                 0 => "[0 rows]".to_string(),
@@ -131,20 +122,14 @@ mod tests {
 
     #[test]
     fn tables_state_row_and_size_truncation() {
-        let limits = Limits {
-            max_rows: 2,
-            ..Limits::default()
-        };
+        let limits = Limits { max_rows: 2, ..Limits::default() };
         let mut t = TableText::new(&limits);
         assert!(t.push(&["1".into()]));
         assert!(t.push(&["2".into()]));
         assert!(!t.push(&["3".into()]));
         assert_eq!(t.finish(&["a".into()], 3, true), "a\n1\n2\n[showing first 2 of 3 rows]");
 
-        let limits = Limits {
-            max_result_chars: 8,
-            ..Limits::default()
-        };
+        let limits = Limits { max_result_chars: 8, ..Limits::default() };
         let mut t = TableText::new(&limits);
         assert!(t.push(&["123".into()]));
         assert!(t.push(&["456".into()]));

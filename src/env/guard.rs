@@ -11,9 +11,9 @@
 //!    `SQLITE_LIMIT_ATTACHED = 0`, defensive mode, untrusted schema;
 //! 5. a progress handler interrupts any statement that outlives its deadline.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -26,15 +26,8 @@ use super::limits::{HARD_HEAP_LIMIT_BYTES, MAX_VALUE_BYTES};
 use super::EnvError;
 
 /// PRAGMAs that only read the schema; every other PRAGMA is refused.
-const READ_ONLY_PRAGMAS: &[&str] = &[
-    "table_info",
-    "table_xinfo",
-    "table_list",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-];
+const READ_ONLY_PRAGMAS: &[&str] =
+    &["table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list"];
 
 /// SQL functions refused even though the build does not enable them.
 const REFUSED_FUNCTIONS: &[&str] = &["load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"];
@@ -55,13 +48,9 @@ impl GuardedConnection {
         set_heap_limit_once();
         check_no_pending_wal(path)?;
         let uri = read_only_uri(path)?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(&uri, flags).map_err(|e| EnvError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(&uri, flags)
+            .map_err(|e| EnvError::Open { path: path.to_path_buf(), source: e })?;
         let reads = Arc::new(Mutex::new(BTreeSet::new()));
         let auth_reads = Arc::clone(&reads);
         let setup = |conn: &mut Connection| -> rusqlite::Result<()> {
@@ -87,10 +76,7 @@ impl GuardedConnection {
             }))?;
             Ok(())
         };
-        setup(&mut conn).map_err(|e| EnvError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
+        setup(&mut conn).map_err(|e| EnvError::Open { path: path.to_path_buf(), source: e })?;
         let epoch = Instant::now();
         let deadline_us = Arc::new(AtomicU64::new(u64::MAX));
         let handler_deadline = Arc::clone(&deadline_us);
@@ -101,16 +87,8 @@ impl GuardedConnection {
                 now > handler_deadline.load(Ordering::Relaxed)
             }),
         )
-        .map_err(|e| EnvError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
-        Ok(GuardedConnection {
-            conn,
-            reads,
-            epoch,
-            deadline_us,
-        })
+        .map_err(|e| EnvError::Open { path: path.to_path_buf(), source: e })?;
+        Ok(GuardedConnection { conn, reads, epoch, deadline_us })
     }
 
     /// The tables statements prepared since the last call read (through views too).
@@ -121,8 +99,7 @@ impl GuardedConnection {
     /// Arms the deadline for the statement about to run; disarmed when the guard drops.
     pub(crate) fn arm(&self, timeout: Duration) -> DeadlineGuard<'_> {
         let deadline = self.epoch.elapsed() + timeout;
-        self.deadline_us
-            .store(deadline.as_micros() as u64, Ordering::Relaxed);
+        self.deadline_us.store(deadline.as_micros() as u64, Ordering::Relaxed);
         DeadlineGuard { owner: self }
     }
 }
@@ -145,23 +122,14 @@ fn authorize(ctx: AuthContext<'_>) -> Authorization {
             Authorization::Allow
         }
         AuthAction::Function { function_name } => {
-            if REFUSED_FUNCTIONS
-                .iter()
-                .any(|f| f.eq_ignore_ascii_case(function_name))
-            {
+            if REFUSED_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(function_name)) {
                 Authorization::Deny
             } else {
                 Authorization::Allow
             }
         }
-        AuthAction::Pragma {
-            pragma_name,
-            pragma_value: _,
-        } => {
-            if READ_ONLY_PRAGMAS
-                .iter()
-                .any(|p| p.eq_ignore_ascii_case(pragma_name))
-            {
+        AuthAction::Pragma { pragma_name, pragma_value: _ } => {
+            if READ_ONLY_PRAGMAS.iter().any(|p| p.eq_ignore_ascii_case(pragma_name)) {
                 Authorization::Allow
             } else {
                 Authorization::Deny
@@ -203,9 +171,7 @@ pub(crate) fn read_only_uri(path: &Path) -> Result<String, EnvError> {
 
 fn uri_escape_path(path: &Path) -> Result<String, EnvError> {
     let abs = std::path::absolute(path).map_err(|_| EnvError::NotFound(path.to_path_buf()))?;
-    let s = abs
-        .to_str()
-        .ok_or_else(|| EnvError::NonUtf8Path(path.to_path_buf()))?;
+    let s = abs.to_str().ok_or_else(|| EnvError::NonUtf8Path(path.to_path_buf()))?;
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

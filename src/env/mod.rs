@@ -27,6 +27,10 @@ use guard::GuardedConnection;
 pub(crate) use schema::quote_ident;
 use schema::Relation;
 
+/// A database's tables (views left out), and its foreign keys as `(from_table, to_table)`
+/// pairs.
+pub type TableGraph = (Vec<String>, Vec<(String, String)>);
+
 /// Rows [`Environment::execute`] returns at most.
 pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
 
@@ -121,7 +125,8 @@ impl Environment {
                         .collect();
                     if !named.is_empty() {
                         if let Ok(rels) = self.relations() {
-                            self.opened.extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
+                            self.opened
+                                .extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
                         }
                         let _ = self.db.take_reads();
                     }
@@ -171,7 +176,7 @@ impl Environment {
 
     /// The database's tables (views left out) in schema order, and its foreign keys as
     /// `(from_table, to_table)` pairs.
-    pub fn table_graph(&self) -> Result<(Vec<String>, Vec<(String, String)>), ToolError> {
+    pub fn table_graph(&self) -> Result<TableGraph, ToolError> {
         let rels = self.relations()?;
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
         let tables = rels.iter().filter(|r| !r.is_view).map(|r| r.name.clone()).collect();
@@ -306,11 +311,7 @@ impl Environment {
             schema::outgoing_keys(conn, &rels, &rel.name).map_err(|e| self.sql_error(e))?
         };
         let count = conn
-            .query_row(
-                &format!("SELECT count(*) FROM {}", quote_ident(&rel.name)),
-                [],
-                |r| r.get::<_, i64>(0),
-            )
+            .query_row(&format!("SELECT count(*) FROM {}", quote_ident(&rel.name)), [], |r| r.get::<_, i64>(0))
             .map(|n| format!("{n} rows"))
             .unwrap_or_else(|_| "row count unavailable".to_string());
         let kind = if rel.is_view { "view" } else { "table" };
@@ -353,11 +354,8 @@ impl Environment {
         let (rels, rel) = self.find(name)?;
         let _deadline = self.db.arm(self.limits.timeout);
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
-        let outgoing: Vec<String> = keys
-            .iter()
-            .filter(|k| k.from_table == rel.name)
-            .map(|k| format!("  {}", k.describe()))
-            .collect();
+        let outgoing: Vec<String> =
+            keys.iter().filter(|k| k.from_table == rel.name).map(|k| format!("  {}", k.describe())).collect();
         let incoming: Vec<String> = keys
             .iter()
             .filter(|k| k.to_table == rel.name && k.from_table != rel.name)
@@ -380,16 +378,11 @@ impl Environment {
 
     fn join_path(&self, a: &str, b: &str) -> Result<String, ToolError> {
         let (rels, ra) = self.find(a)?;
-        let rb = schema::resolve(&rels, b)
-            .cloned()
-            .ok_or_else(|| ToolError::NoSuchTable(b.to_string()))?;
+        let rb = schema::resolve(&rels, b).cloned().ok_or_else(|| ToolError::NoSuchTable(b.to_string()))?;
         let _deadline = self.db.arm(self.limits.timeout);
         let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
         match schema::shortest_path(&keys, &ra.name, &rb.name) {
-            None => Ok(format!(
-                "no path between {} and {} along declared foreign keys",
-                ra.name, rb.name
-            )),
+            None => Ok(format!("no path between {} and {} along declared foreign keys", ra.name, rb.name)),
             Some((tables, _)) if tables.len() == 1 => Ok(format!("{} (same table)", tables[0])),
             Some((tables, steps)) => {
                 let joins: Vec<String> = steps.iter().map(|k| format!("  {}", k.join_condition())).collect();
@@ -408,12 +401,7 @@ impl Environment {
         Ok(text)
     }
 
-    fn distinct_values(
-        &self,
-        table: &str,
-        column: &str,
-        (limit, capped): (usize, bool),
-    ) -> Result<String, ToolError> {
+    fn distinct_values(&self, table: &str, column: &str, (limit, capped): (usize, bool)) -> Result<String, ToolError> {
         let (_, rel) = self.find(table)?;
         let cols = {
             let _deadline = self.db.arm(self.limits.timeout);
@@ -437,8 +425,7 @@ impl Environment {
                 r.get::<_, Option<i64>>(0).map(|n| n.unwrap_or(0))
             })
             .map_err(|e| self.sql_error(e))?;
-        let mut stmt = self
-            .prepare(&format!("SELECT DISTINCT {c} FROM {t} LIMIT {limit}"))?;
+        let mut stmt = self.prepare(&format!("SELECT DISTINCT {c} FROM {t} LIMIT {limit}"))?;
         let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
         let mut values = Vec::new();
         let mut size = 0;
@@ -543,7 +530,9 @@ impl<'a> Args<'a> {
             Some(_) => None,
         };
         match n {
-            Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(if n > max as f64 { (max, true) } else { (n as usize, false) }),
+            Some(n) if n >= 1.0 && n.fract() == 0.0 => {
+                Ok(if n > max as f64 { (max, true) } else { (n as usize, false) })
+            }
             _ => Err(ToolError::BadArgument {
                 tool: self.tool.name(),
                 arg: "limit",

@@ -34,11 +34,7 @@ pub(crate) struct ForeignKey {
 impl ForeignKey {
     /// `orders.customer_id → customers.customer_id`.
     pub(crate) fn describe(&self) -> String {
-        format!(
-            "{} → {}",
-            qualified(&self.from_table, &self.from_columns),
-            qualified(&self.to_table, &self.to_columns)
-        )
+        format!("{} → {}", qualified(&self.from_table, &self.from_columns), qualified(&self.to_table, &self.to_columns))
     }
 
     /// `orders.customer_id = customers.customer_id` (AND-joined for composite keys).
@@ -71,12 +67,7 @@ pub(crate) fn relations(conn: &Connection) -> rusqlite::Result<Vec<Relation>> {
         "SELECT name, type FROM sqlite_schema \
          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
     )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(Relation {
-            name: r.get(0)?,
-            is_view: r.get::<_, String>(1)? == "view",
-        })
-    })?;
+    let rows = stmt.query_map([], |r| Ok(Relation { name: r.get(0)?, is_view: r.get::<_, String>(1)? == "view" }))?;
     rows.collect()
 }
 
@@ -89,9 +80,7 @@ pub(crate) fn resolve<'r>(rels: &'r [Relation], name: &str) -> Option<&'r Relati
         .or_else(|| name.strip_prefix('`').and_then(|n| n.strip_suffix('`')))
         .or_else(|| name.strip_prefix('[').and_then(|n| n.strip_suffix(']')))
         .unwrap_or(name);
-    rels.iter()
-        .find(|r| r.name == name)
-        .or_else(|| rels.iter().find(|r| r.name.eq_ignore_ascii_case(name)))
+    rels.iter().find(|r| r.name == name).or_else(|| rels.iter().find(|r| r.name.eq_ignore_ascii_case(name)))
 }
 
 /// Columns of a table or view.
@@ -111,11 +100,7 @@ pub(crate) fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Co
 
 /// Foreign keys declared on `table`, with implicit targets (`REFERENCES parent`) resolved to the
 /// parent's primary key.
-pub(crate) fn outgoing_keys(
-    conn: &Connection,
-    rels: &[Relation],
-    table: &str,
-) -> rusqlite::Result<Vec<ForeignKey>> {
+pub(crate) fn outgoing_keys(conn: &Connection, rels: &[Relation], table: &str) -> rusqlite::Result<Vec<ForeignKey>> {
     let mut stmt = conn.prepare(&format!("PRAGMA foreign_key_list({})", quote_ident(table)))?;
     let mut by_id: Vec<(i64, ForeignKey)> = Vec::new();
     let mut rows = stmt.query([])?;
@@ -160,10 +145,7 @@ pub(crate) fn outgoing_keys(
 }
 
 fn primary_key(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
-    let mut cols: Vec<Column> = columns(conn, table)?
-        .into_iter()
-        .filter(|c| c.pk > 0)
-        .collect();
+    let mut cols: Vec<Column> = columns(conn, table)?.into_iter().filter(|c| c.pk > 0).collect();
     cols.sort_by_key(|c| c.pk);
     Ok(cols.into_iter().map(|c| c.name).collect())
 }

@@ -19,7 +19,8 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+const COLORS: &[&str] =
+    &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 
 fn color(i: usize) -> &'static str {
     COLORS[i % COLORS.len()]
@@ -64,15 +65,30 @@ impl Rect {
 }
 
 fn axes(title: &str, x_label: &str, y_label: &str) -> String {
-    let mut s = format!("<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">", esc(title));
+    let mut s = format!(
+        "<figure><figcaption>{}</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">",
+        esc(title)
+    );
     let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{R}\" y2=\"{}\" stroke=\"#333\"/>", H - B, H - B);
     let _ = write!(s, "<line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B);
     for pct in [0, 25, 50, 75, 100] {
         let y = y_of(pct as f64);
         let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{pct}</text><line x1=\"{L}\" y1=\"{y}\" x2=\"{R}\" y2=\"{y}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0);
     }
-    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", (L + R) / 2.0, H - 6.0, esc(x_label));
-    let _ = write!(s, "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">{}</text>", H / 2.0, H / 2.0, esc(y_label));
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+        (L + R) / 2.0,
+        H - 6.0,
+        esc(x_label)
+    );
+    let _ = write!(
+        s,
+        "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">{}</text>",
+        H / 2.0,
+        H / 2.0,
+        esc(y_label)
+    );
     s
 }
 
@@ -96,7 +112,13 @@ fn bars(summaries: &[Summary]) -> String {
         let gx = L + 10.0 + gi as f64 * gw;
         // Group names shrink to their slot rather than run into the next one.
         let size = (11.0f64).min(11.0 * (gw - 4.0) / text_width(g, 11.0).max(1.0)).max(6.0);
-        let _ = write!(s, "<text x=\"{:.1}\" y=\"{}\" font-size=\"{size:.1}\" text-anchor=\"middle\">{}</text>", gx + gw / 2.0 - 5.0, H - B + 14.0, esc(g));
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"{size:.1}\" text-anchor=\"middle\">{}</text>",
+            gx + gw / 2.0 - 5.0,
+            H - B + 14.0,
+            esc(g)
+        );
         for (mi, m) in summaries.iter().enumerate() {
             let (ex, ci) = if g == "all" {
                 (m.ex, Some(m.ex_ci))
@@ -113,7 +135,12 @@ fn bars(summaries: &[Summary]) -> String {
             let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{} ({}): {ex:.1}%</title></rect>", bw - 2.0, color(mi), esc(&m.model), esc(g));
             if let Some((lo, hi)) = ci {
                 let cx = x + (bw - 2.0) / 2.0;
-                let _ = write!(s, "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>", y_of(lo), y_of(hi));
+                let _ = write!(
+                    s,
+                    "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>",
+                    y_of(lo),
+                    y_of(hi)
+                );
             }
         }
     }
@@ -137,7 +164,8 @@ fn legend(summaries: &[Summary]) -> String {
 /// stays inside the plot. Returns per point `(x, y baseline, anchored at its end)`.
 fn place_labels(points: &[(f64, f64)], labels: &[String], size: f64) -> Vec<(f64, f64, bool)> {
     const RADIUS: f64 = 6.0;
-    let mut taken: Vec<Rect> = points.iter().map(|&(x, y)| Rect { x0: x - RADIUS, y0: y - RADIUS, x1: x + RADIUS, y1: y + RADIUS }).collect();
+    let mut taken: Vec<Rect> =
+        points.iter().map(|&(x, y)| Rect { x0: x - RADIUS, y0: y - RADIUS, x1: x + RADIUS, y1: y + RADIUS }).collect();
     let bounds = Rect { x0: 2.0, y0: 2.0, x1: W - 2.0, y1: H - B - 2.0 };
     let inside = |r: &Rect| r.x0 >= bounds.x0 && r.x1 <= bounds.x1 && r.y0 >= bounds.y0 && r.y1 <= bounds.y1;
     // Top to bottom, so that labels of points sharing a place stack in order.
@@ -193,7 +221,11 @@ fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]
     for k in 0..=(max / step).round() as usize {
         let v = k as f64 * step;
         let x = L + (R - L) * v / max;
-        let _ = write!(s, "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v:.decimals$}</text>", H - B + 14.0);
+        let _ = write!(
+            s,
+            "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v:.decimals$}</text>",
+            H - B + 14.0
+        );
     }
     let shown: Vec<(usize, f64)> = xs.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
     let points: Vec<(f64, f64)> = shown.iter().map(|&(i, x)| (L + (R - L) * x / max, y_of(summaries[i].ex))).collect();
@@ -207,7 +239,12 @@ fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]
         let _ = write!(s, "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{r:.1}\" fill=\"{}\" stroke=\"#fff\"><title>{}: {x:.2}, {:.1}%</title></circle>", color(*i), esc(&m.model), m.ex);
         if (ly - 3.5 - py).abs() > 6.0 {
             // Moved away from its point: join them.
-            let _ = write!(s, "<line x1=\"{px:.1}\" y1=\"{py:.1}\" x2=\"{lx:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"0.8\"/>", ly - 3.5, color(*i));
+            let _ = write!(
+                s,
+                "<line x1=\"{px:.1}\" y1=\"{py:.1}\" x2=\"{lx:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"0.8\"/>",
+                ly - 3.5,
+                color(*i)
+            );
         }
         let anchor = if *end { " text-anchor=\"end\"" } else { "" };
         let _ = write!(s, "<text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"10\"{anchor}>{}</text>", esc(&m.model));
@@ -294,13 +331,22 @@ fn pairs(summary: &SummaryFile) -> String {
         let agreement = if p.disagreements.is_empty() {
             esc(&p.agreement())
         } else {
-            let links: Vec<String> = p.disagreements.iter().map(|(id, ..)| format!("<a href=\"#{}\">{}</a>", question_anchor(id), esc(id))).collect();
+            let links: Vec<String> = p
+                .disagreements
+                .iter()
+                .map(|(id, ..)| format!("<a href=\"#{}\">{}</a>", question_anchor(id), esc(id)))
+                .collect();
             format!("they disagree on {}: {}", p.disagreements.len(), links.join(", "))
         };
         let _ = write!(
             s,
             "<p>{} − {}: <b>{:+.1}</b> points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {agreement}</p>",
-            esc(&p.b), esc(&p.a), p.diff, p.diff_ci.0, p.diff_ci.1, p.n
+            esc(&p.b),
+            esc(&p.a),
+            p.diff,
+            p.diff_ci.0,
+            p.diff_ci.1,
+            p.n
         );
     }
     s
@@ -308,7 +354,12 @@ fn pairs(summary: &SummaryFile) -> String {
 
 /// The runs table: file size, parameters, and each model's last run (speed, memory).
 fn runs(summary: &SummaryFile) -> String {
-    let rows: Vec<(usize, [String; 8])> = summary.models.iter().enumerate().filter_map(|(i, m)| report::run_cells(&summary.runs, m).map(|c| (i, c))).collect();
+    let rows: Vec<(usize, [String; 8])> = summary
+        .models
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| report::run_cells(&summary.runs, m).map(|c| (i, c)))
+        .collect();
     if rows.is_empty() {
         return String::new();
     }
@@ -318,7 +369,12 @@ fn runs(summary: &SummaryFile) -> String {
     }
     s.push_str("</tr>");
     for (i, cells) in rows {
-        let _ = write!(s, "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td>", color(i), esc(&summary.models[i].model));
+        let _ = write!(
+            s,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td>",
+            color(i),
+            esc(&summary.models[i].model)
+        );
         for c in cells {
             let _ = write!(s, "<td>{}</td>", esc(&c));
         }
@@ -330,7 +386,8 @@ fn runs(summary: &SummaryFile) -> String {
 
 /// The `id` attribute of a question's row.
 fn question_anchor(id: &str) -> String {
-    let safe: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let safe: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     format!("q-{safe}")
 }
 
@@ -340,7 +397,11 @@ const RESULT_CHARS: usize = 2_000;
 fn clip(text: &str, limit: usize) -> String {
     match text.char_indices().nth(limit) {
         None => esc(text),
-        Some((cut, _)) => format!("{}<span class=\"cut\">… {} more characters in episodes.jsonl</span>", esc(&text[..cut]), text[cut..].chars().count()),
+        Some((cut, _)) => format!(
+            "{}<span class=\"cut\">… {} more characters in episodes.jsonl</span>",
+            esc(&text[..cut]),
+            text[cut..].chars().count()
+        ),
     }
 }
 
@@ -384,7 +445,12 @@ fn trace(e: &Episode) -> String {
         s.push_str("</div>");
     }
     let opened = if e.tables_opened.is_empty() { "none".to_string() } else { e.tables_opened.join(", ") };
-    let _ = write!(s, "<p class=\"note\">ended by {}; tables opened: {}</p></div></details>", esc(e.ended_by.as_str()), esc(&opened));
+    let _ = write!(
+        s,
+        "<p class=\"note\">ended by {}; tables opened: {}</p></div></details>",
+        esc(e.ended_by.as_str()),
+        esc(&opened)
+    );
     s
 }
 
@@ -430,7 +496,12 @@ fn question_row(id: &str, rs: &[Option<&Record>]) -> String {
     let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
     let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
     let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));
-    let mut s = format!("<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>", question_anchor(id), if differ { " class=\"differ\"" } else { "" }, esc(id));
+    let mut s = format!(
+        "<tr id=\"{}\"{}><td class=\"q\"><b>{}</b>",
+        question_anchor(id),
+        if differ { " class=\"differ\"" } else { "" },
+        esc(id)
+    );
     if differ {
         s.push_str(" <span class=\"mark\">≠</span>");
     }
@@ -497,7 +568,8 @@ details summary{cursor:pointer;color:#0550ae;font-size:12px} .trace{border-left:
 /// The report of a results folder: its summary and records.
 pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
     let models: &Models = &summary.runs;
-    let gb: Vec<Option<f64>> = summary.models.iter().map(|m| models.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
+    let gb: Vec<Option<f64>> =
+        summary.models.iter().map(|m| models.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
     let secs: Vec<Option<f64>> = summary.models.iter().map(|m| Some(m.seconds_per_episode)).collect();
     let questions_n = {
         let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
@@ -528,10 +600,15 @@ mod tests {
 
     #[test]
     fn labels_of_one_place_stack_without_overlap() {
-        let labels: Vec<String> = vec!["SmolLM2-135M-Instruct.Q4_1.gguf".into(), "SmolLM2-135M-Instruct-copy.Q4_1.gguf".into(), "third".into()];
+        let labels: Vec<String> = vec![
+            "SmolLM2-135M-Instruct.Q4_1.gguf".into(),
+            "SmolLM2-135M-Instruct-copy.Q4_1.gguf".into(),
+            "third".into(),
+        ];
         let points = [(600.0, 100.0), (600.0, 100.0), (60.0, 255.0)];
         let places = place_labels(&points, &labels, 10.0);
-        let rects: Vec<Rect> = places.iter().zip(&labels).map(|((x, y, end), l)| Rect::of_text(l, 10.0, *x, *y, *end)).collect();
+        let rects: Vec<Rect> =
+            places.iter().zip(&labels).map(|((x, y, end), l)| Rect::of_text(l, 10.0, *x, *y, *end)).collect();
         for (i, a) in rects.iter().enumerate() {
             assert!(a.x0 >= 0.0 && a.x1 <= W && a.y0 >= 0.0 && a.y1 <= H - B, "label {i} inside: {a:?}");
             for b in &rects[i + 1..] {
@@ -543,7 +620,9 @@ mod tests {
 
     #[test]
     fn axes_step_roundly() {
-        let close = |(a, b, c): (f64, f64, usize), (x, y, z): (f64, f64, usize)| (a - x).abs() < 1e-9 && (b - y).abs() < 1e-9 && c == z;
+        let close = |(a, b, c): (f64, f64, usize), (x, y, z): (f64, f64, usize)| {
+            (a - x).abs() < 1e-9 && (b - y).abs() < 1e-9 && c == z
+        };
         assert!(close(ticks(0.1), (0.125, 0.025, 3)), "{:?}", ticks(0.1));
         assert!(close(ticks(2.0), (2.5, 0.5, 1)), "{:?}", ticks(2.0));
         assert!(close(ticks(38.0), (40.0, 10.0, 0)), "{:?}", ticks(38.0));

@@ -11,5 +11,6 @@ pub const SQALE_DATASETS: (&str, &str) = ("trl-lab/SQaLe-2-text-to-SQL-Queries",
 /// The local folder of dataset `id`'s parquet files: found in the standard Hugging Face cache,
 /// or fetched into it (offline with `HF_HUB_OFFLINE=1` once there).
 pub fn fetch(id: &str) -> Result<PathBuf, SourceError> {
-    crate::pull::fetch_dataset(id, true).map_err(|source| SourceError::Fetch { id: id.to_string(), source })
+    crate::pull::fetch_dataset(id, true)
+        .map_err(|source| SourceError::Fetch { id: id.to_string(), source: Box::new(source) })
 }

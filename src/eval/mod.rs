@@ -28,11 +28,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::tools::Tool;
 use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
 use crate::batched::{BatchedEngine, SlotGenerator};
 use crate::env::{Environment, Limits, Rows};
 use crate::generate::{GenerateError, Generator};
+use crate::tools::Tool;
 pub use question::{normalize_id, Question, SourceError};
 
 /// One evaluated question, as written to `episodes.jsonl`.
@@ -245,7 +245,12 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, l
 }
 
 /// Runs one episode for `q` and scores it.
-pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Question, gold: &Gold) -> Result<Record, EvalError> {
+pub fn episode_record<G: Generator>(
+    agent: &mut Agent<G>,
+    model: &str,
+    q: &Question,
+    gold: &Gold,
+) -> Result<Record, EvalError> {
     let limits = agent.settings().limits.clone();
     let ep: Episode = agent
         .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
@@ -258,7 +263,8 @@ pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Quest
     record.generated_tokens = ep.tokens.generated_tokens;
     record.seconds = ep.seconds;
     record.seed = ep.seed;
-    record.opened_all_gold_tables = record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
+    record.opened_all_gold_tables =
+        record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
     let literals = string_literals(&q.gold_sql);
     let seen_text: String = ep
         .turns
@@ -278,6 +284,7 @@ pub fn episode_record<G: Generator>(agent: &mut Agent<G>, model: &str, q: &Quest
 /// sequences, appending a record per episode as it finishes. Each episode's seed derives from
 /// `seed` and the question id, so results depend on neither order nor parallelism.
 /// `progress(done, total, record)` is called after each.
+#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
 pub fn run(
     engine: &mut BatchedEngine<'_>,
     settings: &Settings,

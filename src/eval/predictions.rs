@@ -42,17 +42,27 @@ struct Prediction {
 /// The predictions of a JSONL file, by question id ([`normalize_id`]: `7` and `"7"` are the same
 /// question). A later line for the same id replaces an earlier one; `"sql": null` is no answer.
 pub fn read(path: &Path) -> Result<HashMap<String, Option<String>>, PredictionsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PredictionsError::Io { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| PredictionsError::Io { path: path.to_path_buf(), source })?;
     let mut preds = HashMap::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let p: Prediction = serde_json::from_str(line).map_err(|source| PredictionsError::Line { path: path.to_path_buf(), line: i + 1, source })?;
+        let p: Prediction = serde_json::from_str(line).map_err(|source| PredictionsError::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            source,
+        })?;
         preds.insert(normalize_id(&p.id), p.sql);
     }
     Ok(preds)
 }
 
 /// One record per question, scoring its prediction (none counts as wrong) under `label`.
-pub fn score_all(label: &str, questions: &[Question], predictions: &HashMap<String, Option<String>>, limits: &Limits) -> Vec<Record> {
+pub fn score_all(
+    label: &str,
+    questions: &[Question],
+    predictions: &HashMap<String, Option<String>>,
+    limits: &Limits,
+) -> Vec<Record> {
     let mut gold = GoldCache::new(limits.clone());
     questions
         .iter()

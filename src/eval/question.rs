@@ -70,7 +70,7 @@ pub enum SourceError {
         schema_id: String,
         /// What failed.
         #[source]
-        source: super::sqale::BuildError,
+        source: Box<super::sqale::BuildError>,
     },
     /// A dataset could not be fetched from the Hugging Face Hub.
     #[error("fetching the dataset {id}: {source}")]
@@ -79,7 +79,7 @@ pub enum SourceError {
         id: String,
         /// Why.
         #[source]
-        source: crate::pull::PullError,
+        source: Box<crate::pull::PullError>,
     },
 }
 

@@ -75,7 +75,8 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
             let all: Vec<&Record> = records.iter().filter(|r| r.model == model).collect();
             let rs: Vec<&Record> = all.iter().copied().filter(|r| r.gold_ok).collect();
             let n = rs.len();
-            let mean = |f: &dyn Fn(&Record) -> f64| if n == 0 { 0.0 } else { rs.iter().map(|r| f(r)).sum::<f64>() / n as f64 };
+            let mean =
+                |f: &dyn Fn(&Record) -> f64| if n == 0 { 0.0 } else { rs.iter().map(|r| f(r)).sum::<f64>() / n as f64 };
             let correct = rs.iter().filter(|r| r.correct).count();
             let mut ended_by = BTreeMap::new();
             let mut by_difficulty: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -136,7 +137,13 @@ impl Paired {
     pub fn sentence(&self) -> String {
         format!(
             "{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {}",
-            self.b, self.a, self.diff, self.diff_ci.0, self.diff_ci.1, self.n, self.agreement()
+            self.b,
+            self.a,
+            self.diff,
+            self.diff_ci.0,
+            self.diff_ci.1,
+            self.n,
+            self.agreement()
         )
     }
 
@@ -145,7 +152,10 @@ impl Paired {
         match self.disagreements.len() {
             0 if self.n == 0 => "there is nothing to compare".into(),
             0 => "they agree on every one".into(),
-            k => format!("they disagree on {k}: {}", self.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")),
+            k => format!(
+                "they disagree on {k}: {}",
+                self.disagreements.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 }
@@ -172,12 +182,18 @@ pub fn mib(bytes: u64) -> String {
 /// Paired comparison of every model against the first.
 pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
     let Some(first) = summaries.first() else { return Vec::new() };
-    let a: BTreeMap<&str, bool> = records.iter().filter(|r| r.model == first.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
+    let a: BTreeMap<&str, bool> =
+        records.iter().filter(|r| r.model == first.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
     summaries[1..]
         .iter()
         .map(|s| {
-            let b: BTreeMap<&str, bool> = records.iter().filter(|r| r.model == s.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
-            let common: Vec<(&str, bool, bool)> = a.iter().filter_map(|(id, ca)| b.get(id).map(|cb| (*id, *ca, *cb))).collect();
+            let b: BTreeMap<&str, bool> = records
+                .iter()
+                .filter(|r| r.model == s.model && r.gold_ok)
+                .map(|r| (r.id.as_str(), r.correct))
+                .collect();
+            let common: Vec<(&str, bool, bool)> =
+                a.iter().filter_map(|(id, ca)| b.get(id).map(|cb| (*id, *ca, *cb))).collect();
             let n = common.len();
             let d: Vec<f64> = common.iter().map(|(_, x, y)| *y as i32 as f64 - *x as i32 as f64).collect();
             let mean = if n == 0 { 0.0 } else { d.iter().sum::<f64>() / n as f64 };
@@ -189,7 +205,11 @@ pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
                 n,
                 diff: 100.0 * mean,
                 diff_ci: (100.0 * (mean - half), 100.0 * (mean + half)),
-                disagreements: common.iter().filter(|(_, x, y)| x != y).map(|(id, x, y)| (id.to_string(), *x, *y)).collect(),
+                disagreements: common
+                    .iter()
+                    .filter(|(_, x, y)| x != y)
+                    .map(|(id, x, y)| (id.to_string(), *x, *y))
+                    .collect(),
             }
         })
         .collect()
@@ -244,7 +264,16 @@ pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 8]> {
 }
 
 /// The column names of [`run_cells`], after `model`.
-pub const RUN_COLUMNS: [&str; 8] = ["file MiB", "parameters", "parallel", "episodes", "episodes/min", "gen tok/s (all episodes)", "peak MiB", "TFLOPs/question"];
+pub const RUN_COLUMNS: [&str; 8] = [
+    "file MiB",
+    "parameters",
+    "parallel",
+    "episodes",
+    "episodes/min",
+    "gen tok/s (all episodes)",
+    "peak MiB",
+    "TFLOPs/question",
+];
 
 /// The runs behind the summaries (from `models.json`) as a Markdown table ([`run_cells`]).
 pub fn runs_markdown(models: &Models, summaries: &[Summary]) -> String {
@@ -263,9 +292,23 @@ pub fn csv(summaries: &[Summary]) -> String {
     for m in summaries {
         s.push_str(&format!(
             "\"{}\",{},{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.3},{:.3},{:.2},{:.2},{:.1},{:.1},{:.3},{:.3},{}\n",
-            m.model.replace('"', "\"\""), m.n, m.correct, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode,
-            m.turns_per_episode, m.opened_all_gold_tables, m.gold_literals_seen, m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode,
-            m.generated_tokens_per_second, m.gold_failed
+            m.model.replace('"', "\"\""),
+            m.n,
+            m.correct,
+            m.ex,
+            m.ex_ci.0,
+            m.ex_ci.1,
+            m.mean_reward,
+            m.mean_f1,
+            m.tool_calls_per_episode,
+            m.turns_per_episode,
+            m.opened_all_gold_tables,
+            m.gold_literals_seen,
+            m.decoded_tokens_per_episode,
+            m.generated_tokens_per_episode,
+            m.seconds_per_episode,
+            m.generated_tokens_per_second,
+            m.gold_failed
         ));
     }
     s
@@ -292,7 +335,8 @@ mod tests {
 
     #[test]
     fn agreement_has_no_dangling_colon() {
-        let mut p = Paired { a: "a".into(), b: "b".into(), n: 3, diff: 0.0, diff_ci: (0.0, 0.0), disagreements: vec![] };
+        let mut p =
+            Paired { a: "a".into(), b: "b".into(), n: 3, diff: 0.0, diff_ci: (0.0, 0.0), disagreements: vec![] };
         assert!(p.sentence().ends_with("they agree on every one"), "{}", p.sentence());
         p.disagreements = vec![("q1".into(), true, false), ("q3".into(), false, true)];
         assert!(p.sentence().ends_with("they disagree on 2: q1, q3"), "{}", p.sentence());

@@ -188,7 +188,9 @@ impl ResultsDir {
         let path = self.episodes();
         let mut lines = String::new();
         for r in records {
-            lines.push_str(&serde_json::to_string(r).map_err(|source| ResultsError::Json { path: path.clone(), source })?);
+            lines.push_str(
+                &serde_json::to_string(r).map_err(|source| ResultsError::Json { path: path.clone(), source })?,
+            );
             lines.push('\n');
         }
         self.write(Self::EPISODES, lines)
@@ -196,7 +198,10 @@ impl ResultsDir {
 
     /// `models.json` (empty when missing or unreadable: the reports then leave sizes out).
     pub fn models(&self) -> Models {
-        std::fs::read_to_string(self.file(Self::MODELS)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+        std::fs::read_to_string(self.file(Self::MODELS))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
     }
 
     /// Replaces `models.json`.
@@ -262,12 +267,17 @@ pub fn write_reports(out: &Path) -> Result<Reports, ResultsError> {
     let models = report::summarise(&records);
     let paired = report::paired(&records, &models);
     let summary = SummaryFile { models, paired, runs: dir.models() };
-    let markdown = format!("{}\n{}", report::markdown(&summary.models, &summary.paired), report::runs_markdown(&summary.runs, &summary.models));
+    let markdown = format!(
+        "{}\n{}",
+        report::markdown(&summary.models, &summary.paired),
+        report::runs_markdown(&summary.runs, &summary.models)
+    );
     dir.write(ResultsDir::SUMMARY_MD, &markdown)?;
     dir.write(ResultsDir::SUMMARY_CSV, report::csv(&summary.models))?;
     dir.write(ResultsDir::REPORT_HTML, super::html::report(&summary, &records))?;
     let json_path = dir.file(ResultsDir::SUMMARY_JSON);
-    let json = serde_json::to_string_pretty(&summary).map_err(|source| ResultsError::Json { path: json_path, source })?;
+    let json =
+        serde_json::to_string_pretty(&summary).map_err(|source| ResultsError::Json { path: json_path, source })?;
     dir.write(ResultsDir::SUMMARY_JSON, json)?;
     Ok(Reports { summary, markdown })
 }

@@ -81,7 +81,10 @@ pub struct Score {
 /// Whether an SQLite error means the text is not SQL at all (as opposed to valid SQL that
 /// fails: unknown table, runtime error, time limit).
 fn is_syntax_error(message: &str) -> bool {
-    message.contains("syntax error") || message.contains("incomplete input") || message.contains("unrecognized token") || message == "empty SQL"
+    message.contains("syntax error")
+        || message.contains("incomplete input")
+        || message.contains("unrecognized token")
+        || message == "empty SQL"
 }
 
 /// Scores `pred` against gold rows already computed, in `env`.

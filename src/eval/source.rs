@@ -108,7 +108,9 @@ const EHRSQL_VITALS: [(&str, f64, f64); 7] = [
 pub fn ehrsql_gold(sql: &str) -> String {
     let mut s = sql.replace("current_time", &format!("'{EHRSQL_NOW}'"));
     for (name, lo, hi) in EHRSQL_VITALS {
-        s = s.replace(&format!("{name}_lower"), &format!("{lo:.1}")).replace(&format!("{name}_upper"), &format!("{hi:.1}"));
+        s = s
+            .replace(&format!("{name}_lower"), &format!("{lo:.1}"))
+            .replace(&format!("{name}_upper"), &format!("{hi:.1}"));
     }
     s.replace("%y", "%Y").replace("%j", "%J")
 }
@@ -119,7 +121,12 @@ fn find_db(file: &Path, db_id: &str) -> Option<PathBuf> {
     let mut dir = file.parent();
     for _ in 0..3 {
         let d = dir?;
-        for name in [format!("{db_id}.sqlite"), format!("{db_id}.db"), format!("{db_id}/{db_id}.sqlite"), format!("{db_id}/{db_id}.db")] {
+        for name in [
+            format!("{db_id}.sqlite"),
+            format!("{db_id}.db"),
+            format!("{db_id}/{db_id}.sqlite"),
+            format!("{db_id}/{db_id}.db"),
+        ] {
             let p = d.join(name);
             if p.is_file() {
                 return Some(p);
@@ -137,12 +144,16 @@ fn load_ehrsql(path: &Path) -> Result<Vec<Question>, SourceError> {
     let items: Vec<EhrsqlItem> = serde_json::from_str(&read(path)?).map_err(|e| SourceError::Format {
         path: path.to_path_buf(),
         line: 0,
-        reason: format!("{e} (expected a JSON array of {{\"id\", \"question\", \"query\", \"db_id\"}}, as EHRSQL's valid.json)"),
+        reason: format!(
+            "{e} (expected a JSON array of {{\"id\", \"question\", \"query\", \"db_id\"}}, as EHRSQL's valid.json)"
+        ),
     })?;
     let mut dbs: std::collections::HashMap<String, PathBuf> = Default::default();
     let mut out = Vec::new();
     for it in items {
-        let Some(query) = it.query.filter(|q| !it.is_impossible && !q.trim().is_empty() && q.trim() != "null") else { continue };
+        let Some(query) = it.query.filter(|q| !it.is_impossible && !q.trim().is_empty() && q.trim() != "null") else {
+            continue;
+        };
         let db = match dbs.get(&it.db_id) {
             Some(p) => p.clone(),
             None => {
@@ -181,7 +192,9 @@ fn load_manifest(path: &Path) -> Result<Vec<Question>, SourceError> {
         let mut q: Question = serde_json::from_str(line).map_err(|e| SourceError::Format {
             path: path.to_path_buf(),
             line: i + 1,
-            reason: format!("{e} (expected {{\"id\", \"db\", \"question\", \"gold_sql\", \"evidence\"?, \"difficulty\"?}})"),
+            reason: format!(
+                "{e} (expected {{\"id\", \"db\", \"question\", \"gold_sql\", \"evidence\"?, \"difficulty\"?}})"
+            ),
         })?;
         if q.db.is_relative() {
             q.db = base.join(&q.db);

@@ -163,11 +163,16 @@ fn read_queries(path: &Path) -> Result<Vec<QueryRow>, SourceError> {
         let missing = |what: &str| SourceError::Format {
             path: file.to_path_buf(),
             line: 0,
-            reason: format!("the queries dataset has no {what} column (columns: {})", row.get_column_iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")),
+            reason: format!(
+                "the queries dataset has no {what} column (columns: {})",
+                row.get_column_iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         };
         let id = column(&row, &["question_id", "id"]).and_then(text).ok_or_else(|| missing("question_id"))?;
         let schema_id = column(&row, &["schema_id"]).and_then(text).ok_or_else(|| missing("schema_id"))?;
-        let sql = column(&row, &["sql", "query", "sql_statement", "sql statament", "gold_sql"]).and_then(text).ok_or_else(|| missing("sql"))?;
+        let sql = column(&row, &["sql", "query", "sql_statement", "sql statament", "gold_sql"])
+            .and_then(text)
+            .ok_or_else(|| missing("sql"))?;
         let difficulty = column(&row, &["difficulty"]).and_then(text);
         let evidence = column(&row, &["evidence"]).and_then(text).filter(|e| !e.trim().is_empty());
         let mut phrasings: Vec<(Option<String>, String)> = Vec::new();
@@ -199,7 +204,11 @@ fn read_queries(path: &Path) -> Result<Vec<QueryRow>, SourceError> {
 fn pick(q: &QueryRow, phrasing: &Phrasing) -> Option<String> {
     match phrasing {
         Phrasing::Index(n) => q.phrasings.get(n - 1).map(|(_, t)| t.clone()),
-        Phrasing::Style(s) => q.phrasings.iter().find(|(st, _)| st.as_deref().is_some_and(|st| st.eq_ignore_ascii_case(s))).map(|(_, t)| t.clone()),
+        Phrasing::Style(s) => q
+            .phrasings
+            .iter()
+            .find(|(st, _)| st.as_deref().is_some_and(|st| st.eq_ignore_ascii_case(s)))
+            .map(|(_, t)| t.clone()),
     }
 }
 
@@ -222,7 +231,8 @@ pub fn load(
     cache: &Path,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Question>, SourceError> {
-    let rows: Vec<QueryRow> = read_queries(&source.queries)?.into_iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, r)| r).collect();
+    let rows: Vec<QueryRow> =
+        read_queries(&source.queries)?.into_iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, r)| r).collect();
     let needed: HashSet<String> = rows.iter().map(|r| r.schema_id.clone()).collect();
     let dbs = build_databases(&source.schemas, &needed, cache, progress)?;
     let mut out = Vec::with_capacity(rows.len());
@@ -243,23 +253,34 @@ pub fn load(
 }
 
 /// Builds (or finds in `cache`) the database of every schema in `needed`.
-fn build_databases(schemas: &Path, needed: &HashSet<String>, cache: &Path, progress: &mut dyn FnMut(usize, usize)) -> Result<HashMap<String, PathBuf>, SourceError> {
+fn build_databases(
+    schemas: &Path,
+    needed: &HashSet<String>,
+    cache: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<HashMap<String, PathBuf>, SourceError> {
     let mut out = HashMap::new();
     let mut built = 0;
     for_each_row(schemas, &mut |file, row| {
         let Some(id) = column(&row, &["schema_id"]).and_then(text) else {
-            return Err(SourceError::Format { path: file.to_path_buf(), line: 0, reason: "the schemas dataset has no schema_id column".into() });
+            return Err(SourceError::Format {
+                path: file.to_path_buf(),
+                line: 0,
+                reason: "the schemas dataset has no schema_id column".into(),
+            });
         };
         if !needed.contains(&id) || out.contains_key(&id) {
             return Ok(());
         }
-        let ddl = column(&row, &["full_schema", "schema", "ddl"]).and_then(text).ok_or_else(|| SourceError::Format {
-            path: file.to_path_buf(),
-            line: 0,
-            reason: format!("schema {id}: no full_schema"),
+        let ddl = column(&row, &["full_schema", "schema", "ddl"]).and_then(text).ok_or_else(|| {
+            SourceError::Format { path: file.to_path_buf(), line: 0, reason: format!("schema {id}: no full_schema") }
         })?;
         let content = column(&row, &["schema_content", "content"]).and_then(text).unwrap_or_else(|| "{}".into());
-        let path = build_database(&id, &ddl, &content, cache).map_err(|source| SourceError::Build { path: file.to_path_buf(), schema_id: id.clone(), source })?;
+        let path = build_database(&id, &ddl, &content, cache).map_err(|source| SourceError::Build {
+            path: file.to_path_buf(),
+            schema_id: id.clone(),
+            source: Box::new(source),
+        })?;
         out.insert(id, path);
         built += 1;
         progress(built, needed.len());
@@ -308,7 +329,8 @@ pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -
     key.push(0);
     key.extend_from_slice(content.as_bytes());
     let digest = crate::hash::sha256_hex(&key);
-    let safe: String = schema_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let safe: String =
+        schema_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     let dest = cache.join(format!("{safe}-{}.sqlite", &digest[..16]));
     if dest.is_file() {
         return Ok(dest);
@@ -318,7 +340,8 @@ pub fn build_database(schema_id: &str, ddl: &str, content: &str, cache: &Path) -
         move |source| BuildError::Write { path, source }
     };
     std::fs::create_dir_all(cache).map_err(write_err(cache))?;
-    let rows: BTreeMap<String, Vec<serde_json::Map<String, Value>>> = serde_json::from_str(content).map_err(BuildError::Content)?;
+    let rows: BTreeMap<String, Vec<serde_json::Map<String, Value>>> =
+        serde_json::from_str(content).map_err(BuildError::Content)?;
     let file = crate::atomic::AtomicFile::create(&dest).map_err(write_err(cache))?;
     {
         let conn = Connection::open(file.temp_path())?;
@@ -379,7 +402,8 @@ mod tests {
         let conn = Connection::open(&p).unwrap();
         let n: i64 = conn.query_row("SELECT count(*) FROM a", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 2);
-        let (flag, meta): (i64, String) = conn.query_row("SELECT flag, meta FROM b", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        let (flag, meta): (i64, String) =
+            conn.query_row("SELECT flag, meta FROM b", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         assert_eq!((flag, meta.as_str()), (1, r#"{"k":[1]}"#));
         let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
         assert_eq!(build_database("schema_000001", ddl, content, dir.path()).unwrap(), p);

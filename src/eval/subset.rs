@@ -175,7 +175,8 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
     // Named after the source (path, size, modification time) and the tables kept.
     let mut key = source.display().to_string().into_bytes();
     key.extend_from_slice(&meta.len().to_le_bytes());
-    if let Ok(t) = meta.modified().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).map_err(std::io::Error::other)) {
+    if let Ok(t) = meta.modified().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).map_err(std::io::Error::other))
+    {
         key.extend_from_slice(&t.as_nanos().to_le_bytes());
     }
     for t in tables {
@@ -205,8 +206,11 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
 
     let file = crate::atomic::AtomicFile::create(&dest).map_err(|e| write_err(e.into()))?;
     {
-        let conn = Connection::open_with_flags(file.temp_path(), OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI)
-            .map_err(|e| write_err(e.into()))?;
+        let conn = Connection::open_with_flags(
+            file.temp_path(),
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|e| write_err(e.into()))?;
         // Keys may point at tables left out; the copy keeps the declarations, unenforced.
         conn.execute_batch("PRAGMA foreign_keys = OFF").map_err(|e| write_err(e.into()))?;
         let uri = read_only_uri(source).map_err(|e| src_err(e.into()))?;
@@ -227,7 +231,9 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
             let mut stmt = tx
                 .prepare("SELECT tbl_name, sql FROM src.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid")
                 .map_err(|e| src_err(e.into()))?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| src_err(e.into()))?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(|e| src_err(e.into()))?;
             for row in rows {
                 let (table, sql) = row.map_err(|e| src_err(e.into()))?;
                 if tables.contains(&table) {
@@ -265,15 +271,18 @@ pub fn apply(
     if condition == SchemaCondition::Full {
         return Ok(());
     }
-    let mut graphs: std::collections::HashMap<PathBuf, (Vec<String>, Vec<(String, String)>)> = Default::default();
+    let mut graphs: std::collections::HashMap<PathBuf, crate::env::TableGraph> = Default::default();
     let total = questions.len();
     for (i, q) in questions.iter_mut().enumerate() {
         let g = gold.get(q);
         if g.rows.is_ok() {
             let gold_tables = g.tables.clone();
             if !graphs.contains_key(&q.db) {
-                let env = Environment::open(&q.db).map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.into() })?;
-                let graph = env.table_graph().map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.to_string().into() })?;
+                let env = Environment::open(&q.db)
+                    .map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.into() })?;
+                let graph = env
+                    .table_graph()
+                    .map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.to_string().into() })?;
                 graphs.insert(q.db.clone(), graph);
             }
             let (tables, keys) = &graphs[&q.db];
@@ -323,13 +332,28 @@ mod tests {
         let keys = vec![("b".into(), "a".into()), ("c".into(), "b".into()), ("d".into(), "c".into())];
         assert_eq!(choose_tables(&tables, &keys, &names(&["B"]), SchemaCondition::Gold, 1), ["b"]);
         for seed in 0..20 {
-            let one: BTreeSet<String> = choose_tables(&tables, &keys, &names(&["b"]), SchemaCondition::Distractors(1), seed).into_iter().collect();
-            assert!(one == names(&["a", "b"]).into_iter().collect() || one == names(&["b", "c"]).into_iter().collect(), "{one:?}");
-            let three: BTreeSet<String> = choose_tables(&tables, &keys, &names(&["b"]), SchemaCondition::Distractors(3), seed).into_iter().collect();
-            assert_eq!(three, names(&["a", "b", "c", "d"]).into_iter().collect(), "connected tables come before unconnected ones");
+            let one: BTreeSet<String> =
+                choose_tables(&tables, &keys, &names(&["b"]), SchemaCondition::Distractors(1), seed)
+                    .into_iter()
+                    .collect();
+            assert!(
+                one == names(&["a", "b"]).into_iter().collect() || one == names(&["b", "c"]).into_iter().collect(),
+                "{one:?}"
+            );
+            let three: BTreeSet<String> =
+                choose_tables(&tables, &keys, &names(&["b"]), SchemaCondition::Distractors(3), seed)
+                    .into_iter()
+                    .collect();
+            assert_eq!(
+                three,
+                names(&["a", "b", "c", "d"]).into_iter().collect(),
+                "connected tables come before unconnected ones"
+            );
             assert_eq!(choose_tables(&tables, &keys, &names(&["b"]), SchemaCondition::Distractors(9), seed).len(), 5);
         }
-        let orders: BTreeSet<Vec<String>> = (0..20).map(|s| choose_tables(&tables, &keys, &names(&["a", "b", "c"]), SchemaCondition::Gold, s)).collect();
+        let orders: BTreeSet<Vec<String>> = (0..20)
+            .map(|s| choose_tables(&tables, &keys, &names(&["a", "b", "c"]), SchemaCondition::Gold, s))
+            .collect();
         assert!(orders.len() > 1, "order is shuffled by seed");
         assert_eq!(choose_tables(&tables, &keys, &[], SchemaCondition::Full, 3), tables);
     }

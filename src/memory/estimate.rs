@@ -243,7 +243,10 @@ mod tests {
         assert_eq!((all.recurrent_layers, all.kv_cache_bytes(16_384)), (30, 0));
         let e = shape.estimate(String::new(), 100, 8).judge(Some(1_000_000_000));
         assert_eq!(e.fits_in_available_memory, Some(true));
-        assert_eq!(shape.estimate(String::new(), 100, 8).judge(Some(e.total_bytes)).fits_in_available_memory, Some(false));
+        assert_eq!(
+            shape.estimate(String::new(), 100, 8).judge(Some(e.total_bytes)).fits_in_available_memory,
+            Some(false)
+        );
         assert_eq!(shape.estimate(String::new(), 100, 8).judge(None).fits_in_available_memory, None);
     }
 }

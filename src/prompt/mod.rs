@@ -101,15 +101,10 @@ impl Default for Prompt {
 impl Prompt {
     /// Reads `SYSTEM_PROMPT` and `USER_TEMPLATE` from a `sqale_agent.py`.
     pub fn from_python_file(path: &Path) -> Result<Self, PromptError> {
-        let source = std::fs::read_to_string(path).map_err(|e| PromptError::Read {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
+        let source =
+            std::fs::read_to_string(path).map_err(|e| PromptError::Read { path: path.to_path_buf(), source: e })?;
         let get = |name: &str| {
-            string_constant(&source, name).map_err(|e| PromptError::Constant {
-                path: path.to_path_buf(),
-                source: e,
-            })
+            string_constant(&source, name).map_err(|e| PromptError::Constant { path: path.to_path_buf(), source: e })
         };
         let prompt = Prompt {
             system: get("SYSTEM_PROMPT")?,
@@ -136,12 +131,12 @@ impl Prompt {
         while let Some(i) = rest.find(['{', '}']) {
             out.push_str(&rest[..i]);
             let tail = &rest[i..];
-            if tail.starts_with("{{") {
+            if let Some(after) = tail.strip_prefix("{{") {
                 out.push('{');
-                rest = &tail[2..];
-            } else if tail.starts_with("}}") {
+                rest = after;
+            } else if let Some(after) = tail.strip_prefix("}}") {
                 out.push('}');
-                rest = &tail[2..];
+                rest = after;
             } else if let Some(field) = tail.strip_prefix('{').and_then(|t| t.split_once('}')) {
                 match field.0 {
                     "question" => out.push_str(question),
@@ -260,10 +255,7 @@ mod tests {
 
     #[test]
     fn user_turn_fills_placeholders_like_str_format() {
-        let p = Prompt {
-            user_template: "Q: {question} {{literal}}\nHint: {evidence}".into(),
-            ..Prompt::default()
-        };
+        let p = Prompt { user_template: "Q: {question} {{literal}}\nHint: {evidence}".into(), ..Prompt::default() };
         assert_eq!(p.user_turn("why?", Some(" x ")).unwrap(), "Q: why? {literal}\nHint: x");
         let p = Prompt::default();
         let t = p.user_turn("How many?", Some("count rows")).unwrap();
@@ -280,7 +272,8 @@ mod tests {
             t,
             "<|im_end|>\n<|im_start|>user\nTool result:\n2 tables: a, b\n\n[4 tool turns left before you must answer]<|im_end|>\n<|im_start|>assistant\n<think>\n"
         );
-        let t = tool_result_turn(&[("a".into(), "1".into()), ("b".into(), "2".into())], 0, Some(LimitReason::TurnsUsed));
+        let t =
+            tool_result_turn(&[("a".into(), "1".into()), ("b".into(), "2".into())], 0, Some(LimitReason::TurnsUsed));
         assert!(t.contains("[1] a\n1\n\n[2] b\n2"));
         assert!(t.contains("[Exploration limit reached]"));
         assert_eq!(budget_line(1), "[1 tool turn left before you must answer]");

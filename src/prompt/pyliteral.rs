@@ -38,16 +38,14 @@ pub fn string_constant(source: &str, name: &str) -> Result<String, PyLiteralErro
         source
     };
     let start = find_assignment(source, name).ok_or_else(|| PyLiteralError::NotFound(name.to_string()))?;
-    let mut p = Parser {
-        src: source,
-        pos: start,
-        name,
-    };
+    let mut p = Parser { src: source, pos: start, name };
     let value = p.expression()?;
     p.skip_inline_space();
     match p.peek() {
         None | Some('\n') | Some('#') | Some('\r') | Some(';') => Ok(value),
-        Some(c) => Err(p.unsupported(format!("unexpected {c:?} after the string (only literals, dedent() and .strip() are understood)"))),
+        Some(c) => Err(p.unsupported(format!(
+            "unexpected {c:?} after the string (only literals, dedent() and .strip() are understood)"
+        ))),
     }
 }
 
@@ -73,7 +71,7 @@ fn find_assignment(source: &str, name: &str) -> Option<usize> {
             };
             (after.starts_with('=') && !after.starts_with("==")).then(|| offset + (line.len() - after.len()) + 1)
         })
-        .last()
+        .next_back()
 }
 
 /// Offsets of the lines where a statement may start: not inside a string literal or brackets,
@@ -147,11 +145,7 @@ impl<'s> Parser<'s> {
     }
 
     fn unsupported(&self, reason: String) -> PyLiteralError {
-        PyLiteralError::Unsupported {
-            name: self.name.to_string(),
-            line: self.line(),
-            reason,
-        }
+        PyLiteralError::Unsupported { name: self.name.to_string(), line: self.line(), reason }
     }
 
     fn skip_inline_space(&mut self) {
@@ -186,47 +180,39 @@ impl<'s> Parser<'s> {
 
     fn expression(&mut self) -> Result<String, PyLiteralError> {
         self.skip_inline_space();
-        let mut value = if let Some(after) = ["textwrap.dedent(", "dedent("]
-            .iter()
-            .find(|p| self.rest().starts_with(**p))
-        {
-            self.pos += after.len();
-            self.skip_space_in_parens();
-            let inner = self.literals(true)?;
-            self.skip_space_in_parens();
-            if self.peek() != Some(')') {
-                return Err(self.unsupported("expected `)` closing dedent(".into()));
-            }
-            self.pos += 1;
-            dedent(&inner)
-        } else if self.peek() == Some('(') {
-            self.pos += 1;
-            self.skip_space_in_parens();
-            let inner = self.expression_in_parens()?;
-            self.skip_space_in_parens();
-            if self.peek() != Some(')') {
-                return Err(self.unsupported("expected `)`".into()));
-            }
-            self.pos += 1;
-            inner
-        } else {
-            self.literals(false)?
-        };
+        let mut value =
+            if let Some(after) = ["textwrap.dedent(", "dedent("].iter().find(|p| self.rest().starts_with(**p)) {
+                self.pos += after.len();
+                self.skip_space_in_parens();
+                let inner = self.literals(true)?;
+                self.skip_space_in_parens();
+                if self.peek() != Some(')') {
+                    return Err(self.unsupported("expected `)` closing dedent(".into()));
+                }
+                self.pos += 1;
+                dedent(&inner)
+            } else if self.peek() == Some('(') {
+                self.pos += 1;
+                self.skip_space_in_parens();
+                let inner = self.expression_in_parens()?;
+                self.skip_space_in_parens();
+                if self.peek() != Some(')') {
+                    return Err(self.unsupported("expected `)`".into()));
+                }
+                self.pos += 1;
+                inner
+            } else {
+                self.literals(false)?
+            };
         // Trailing string methods.
         loop {
             self.skip_inline_space();
             let rest = self.rest();
-            let method = ["strip", "lstrip", "rstrip"]
-                .into_iter()
-                .find(|m| rest.starts_with(&format!(".{m}(")));
+            let method = ["strip", "lstrip", "rstrip"].into_iter().find(|m| rest.starts_with(&format!(".{m}(")));
             let Some(method) = method else { break };
             self.pos += method.len() + 2;
             self.skip_inline_space();
-            let chars: Option<String> = if self.peek() == Some(')') {
-                None
-            } else {
-                Some(self.literals(false)?)
-            };
+            let chars: Option<String> = if self.peek() == Some(')') { None } else { Some(self.literals(false)?) };
             self.skip_inline_space();
             if self.peek() != Some(')') {
                 return Err(self.unsupported(format!("expected `)` closing .{method}(")));
@@ -325,11 +311,8 @@ impl<'s> Parser<'s> {
         }
         let content = &self.src[start..i];
         self.pos = i + quote.len();
-        let value = if raw {
-            content.to_string()
-        } else {
-            unescape(content).map_err(|reason| self.unsupported(reason))?
-        };
+        let value =
+            if raw { content.to_string() } else { unescape(content).map_err(|reason| self.unsupported(reason))? };
         Ok(Some(value))
     }
 }
@@ -416,13 +399,7 @@ fn dedent(text: &str) -> String {
         })
         .unwrap_or("");
     text.split('\n')
-        .map(|l| {
-            if l.trim().is_empty() {
-                ""
-            } else {
-                l.strip_prefix(margin).unwrap_or(l)
-            }
-        })
+        .map(|l| if l.trim().is_empty() { "" } else { l.strip_prefix(margin).unwrap_or(l) })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -466,9 +443,14 @@ D = "a" + "b"
         assert_eq!(string_constant(src, "USER_TEMPLATE").unwrap(), "Schema not shown.\nQuestion: {question}");
         assert_eq!(string_constant(src, "A").unwrap(), "one\n  two");
         assert_eq!(string_constant(src, "B").unwrap(), "raw\\nAéAx");
-        assert!(matches!(string_constant(src, "C"), Err(PyLiteralError::Unsupported { reason, .. }) if reason.contains("f-string")));
+        assert!(
+            matches!(string_constant(src, "C"), Err(PyLiteralError::Unsupported { reason, .. }) if reason.contains("f-string"))
+        );
         let d = string_constant(src, "D");
-        assert!(matches!(&d, Err(PyLiteralError::Unsupported { reason, .. }) if reason.contains("unexpected '+'")), "{d:?}");
+        assert!(
+            matches!(&d, Err(PyLiteralError::Unsupported { reason, .. }) if reason.contains("unexpected '+'")),
+            "{d:?}"
+        );
         assert_eq!(string_constant(src, "E"), Err(PyLiteralError::NotFound("E".into())));
     }
 

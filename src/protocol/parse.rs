@@ -108,15 +108,9 @@ pub fn extract_calls(text: &str) -> Vec<Parsed> {
                         Err(e) => format!("invalid JSON: {e}"),
                         Ok(_) => "invalid JSON".to_string(),
                     };
-                    let error = if end.is_none() {
-                        "invalid JSON: the object is not closed".to_string()
-                    } else {
-                        error
-                    };
-                    items.push(Parsed::Malformed {
-                        text: shorten(candidate),
-                        error,
-                    });
+                    let error =
+                        if end.is_none() { "invalid JSON: the object is not closed".to_string() } else { error };
+                    items.push(Parsed::Malformed { text: shorten(candidate), error });
                     // An object that never closes swallows the rest of the text; resume at the
                     // next thing that starts like a call instead, so later calls still run.
                     pos = match end {
@@ -133,35 +127,22 @@ pub fn extract_calls(text: &str) -> Vec<Parsed> {
 fn to_call(mut map: Map<String, Value>, text: &str) -> Parsed {
     // Qwen's native function-calling shape ({"name", "arguments"}) is accepted as well.
     let tool = map.remove("tool").or_else(|| map.remove("name"));
-    let args = map
-        .remove("args")
-        .or_else(|| map.remove("arguments"))
-        .unwrap_or(Value::Null);
+    let args = map.remove("args").or_else(|| map.remove("arguments")).unwrap_or(Value::Null);
     let args = match args {
         // Some models double-encode: "args": "{\"sql\": ...}".
-        Value::String(s) if s.trim_start().starts_with('{') => {
-            serde_json::from_str(&s).unwrap_or(Value::String(s))
-        }
+        Value::String(s) if s.trim_start().starts_with('{') => serde_json::from_str(&s).unwrap_or(Value::String(s)),
         other => other,
     };
     match tool {
         Some(Value::String(tool)) => Parsed::Call(ToolCall { tool, args }),
-        Some(_) => Parsed::Malformed {
-            text: shorten(text),
-            error: "\"tool\" must be a string".to_string(),
-        },
-        None => Parsed::Malformed {
-            text: shorten(text),
-            error: "a tool call needs a \"tool\" field".to_string(),
-        },
+        Some(_) => Parsed::Malformed { text: shorten(text), error: "\"tool\" must be a string".to_string() },
+        None => Parsed::Malformed { text: shorten(text), error: "a tool call needs a \"tool\" field".to_string() },
     }
 }
 
 /// Offset of the next `{` followed (after whitespace) by `"tool"`.
 fn next_call_start(text: &str) -> Option<usize> {
-    text.match_indices('{')
-        .map(|(i, _)| i)
-        .find(|&i| text[i + 1..].trim_start().starts_with("\"tool\""))
+    text.match_indices('{').map(|(i, _)| i).find(|&i| text[i + 1..].trim_start().starts_with("\"tool\""))
 }
 
 fn looks_like_call(text: &str) -> bool {
@@ -394,7 +375,8 @@ mod tests {
 
     #[test]
     fn braces_inside_sql_strings_do_not_confuse() {
-        let text = r#"</think>{"tool": "run_query", "args": {"sql": "SELECT '}{' || name FROM t WHERE x = '{\"tool\": 1}'"}}"#;
+        let text =
+            r#"</think>{"tool": "run_query", "args": {"sql": "SELECT '}{' || name FROM t WHERE x = '{\"tool\": 1}'"}}"#;
         assert_eq!(
             calls(text),
             vec![call("run_query", json!({"sql": "SELECT '}{' || name FROM t WHERE x = '{\"tool\": 1}'"}))]
@@ -411,7 +393,8 @@ mod tests {
     fn malformed_calls_are_reported_once() {
         let items = calls("</think>{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT 1\"}");
         assert_eq!(items.len(), 1);
-        let items = calls("</think>{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT 1\"} {\"tool\": \"list_tables\"}");
+        let items =
+            calls("</think>{\"tool\": \"run_query\", \"args\": {\"sql\": \"SELECT 1\"} {\"tool\": \"list_tables\"}");
         assert_eq!(items.len(), 2, "{items:?}");
         assert_eq!(items[1], call("list_tables", Value::Null));
         assert!(matches!(&items[0], Parsed::Malformed { error, .. } if error.contains("not closed")));
@@ -477,7 +460,9 @@ mod tests {
 
     #[test]
     fn final_answer_sql_prefers_submit_then_run_then_text() {
-        let t = parse_completion(r#"</think>{"tool":"run_query","args":{"sql":"SELECT 1"}} {"tool":"submit_sql","args":{"sql":"SELECT 2"}}"#);
+        let t = parse_completion(
+            r#"</think>{"tool":"run_query","args":{"sql":"SELECT 1"}} {"tool":"submit_sql","args":{"sql":"SELECT 2"}}"#,
+        );
         assert_eq!(final_answer_sql(&t).as_deref(), Some("SELECT 2"));
         let t = parse_completion(r#"</think>{"tool":"run_query","args":{"sql":"SELECT 1"}}"#);
         assert_eq!(final_answer_sql(&t).as_deref(), Some("SELECT 1"));

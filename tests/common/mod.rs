@@ -85,7 +85,12 @@ pub fn incremental_conversation(engine: &mut Engine<'_>, seed: u32) -> Vec<(usiz
     cuts.push((engine.tokens().len(), false));
     engine.complete(24, &mut |_| {}).unwrap();
     cuts.push((engine.tokens().len(), true));
-    engine.append(&sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None), usize::MAX).unwrap();
+    engine
+        .append(
+            &sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None),
+            usize::MAX,
+        )
+        .unwrap();
     cuts.push((engine.tokens().len(), false));
     engine.complete(16, &mut |_| {}).unwrap();
     cuts.push((engine.tokens().len(), true));
@@ -132,7 +137,6 @@ pub fn check_incremental_equals_scratch(model: &Model, options: EngineOptions) {
     }
 }
 
-
 /// A parquet column for [`write_parquet`].
 pub enum ParquetColumn {
     /// Nullable UTF-8 strings.
@@ -143,26 +147,47 @@ pub enum ParquetColumn {
 
 /// Writes a one-row-group, snappy-compressed parquet file (for benchmark fixtures).
 pub fn write_parquet(path: &Path, columns: &[(&str, ParquetColumn)]) {
-    use parquet::data_type::{ByteArray, ByteArrayType};
-    use std::sync::Arc;
     use parquet::basic::{ConvertedType, Repetition, Type as Physical};
+    use parquet::data_type::{ByteArray, ByteArrayType};
     use parquet::schema::types::Type;
+    use std::sync::Arc;
     // Built with the type builders (not the message parser) so names may hold spaces.
     let string = |name: &str| {
-        Arc::new(Type::primitive_type_builder(name, Physical::BYTE_ARRAY).with_repetition(Repetition::OPTIONAL).with_converted_type(ConvertedType::UTF8).build().unwrap())
+        Arc::new(
+            Type::primitive_type_builder(name, Physical::BYTE_ARRAY)
+                .with_repetition(Repetition::OPTIONAL)
+                .with_converted_type(ConvertedType::UTF8)
+                .build()
+                .unwrap(),
+        )
     };
     let fields: Vec<Arc<Type>> = columns
         .iter()
         .map(|(name, c)| match c {
             ParquetColumn::Strings(_) => string(name),
             ParquetColumn::Lists(_) => {
-                let list = Type::group_type_builder("list").with_repetition(Repetition::REPEATED).with_fields(vec![string("element")]).build().unwrap();
-                Arc::new(Type::group_type_builder(name).with_repetition(Repetition::OPTIONAL).with_converted_type(ConvertedType::LIST).with_fields(vec![Arc::new(list)]).build().unwrap())
+                let list = Type::group_type_builder("list")
+                    .with_repetition(Repetition::REPEATED)
+                    .with_fields(vec![string("element")])
+                    .build()
+                    .unwrap();
+                Arc::new(
+                    Type::group_type_builder(name)
+                        .with_repetition(Repetition::OPTIONAL)
+                        .with_converted_type(ConvertedType::LIST)
+                        .with_fields(vec![Arc::new(list)])
+                        .build()
+                        .unwrap(),
+                )
             }
         })
         .collect();
     let schema = Arc::new(Type::group_type_builder("fixture").with_fields(fields).build().unwrap());
-    let props = Arc::new(parquet::file::properties::WriterProperties::builder().set_compression(parquet::basic::Compression::SNAPPY).build());
+    let props = Arc::new(
+        parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build(),
+    );
     let file = std::fs::File::create(path).unwrap();
     let mut writer = parquet::file::writer::SerializedFileWriter::new(file, schema, props).unwrap();
     let mut group = writer.next_row_group().unwrap();
