@@ -282,6 +282,7 @@ pub struct Planned {
 /// Plans every output tensor, checking that each source exists with the shape the config
 /// implies. `out` is the type of the large matrices; small and precision-critical tensors are
 /// F32 whatever `out` is.
+#[rustfmt::skip] // one line per tensor: the mapping reads as a table
 pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>, Vec<String>), ConvertError> {
     let lm = if ck.tensors.keys().any(|k| k.starts_with("model.language_model.")) {
         "model.language_model."
@@ -289,23 +290,26 @@ pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>
         "model."
     };
     let mut plan = Vec::new();
-    let add = |plan: &mut Vec<Planned>,
-               src: String,
-               hf_shape: Vec<usize>,
-               name: String,
-               ty: GgmlType,
-               transform: Transform,
-               reorder: Option<Reorder>,
-               squeeze: bool|
-     -> Result<(), ConvertError> {
+    let add = |plan: &mut Vec<Planned>, src: String, hf_shape: Vec<usize>, name: String, ty: GgmlType, transform: Transform, reorder: Option<Reorder>, squeeze: bool| -> Result<(), ConvertError> {
         let t = ck.tensors.get(&src).ok_or_else(|| ConvertError::MissingTensor(src.clone()))?;
-        let actual =
-            if squeeze { t.shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>() } else { t.shape.clone() };
+        let actual = if squeeze {
+            t.shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>()
+        } else {
+            t.shape.clone()
+        };
         if actual != hf_shape {
-            return Err(ConvertError::Shape { tensor: src, actual: t.shape.clone(), expected: hf_shape });
+            return Err(ConvertError::Shape {
+                tensor: src,
+                actual: t.shape.clone(),
+                expected: hf_shape,
+            });
         }
         plan.push(Planned {
-            info: TensorInfo { name, ne: hf_shape.iter().rev().map(|&d| d as u64).collect(), ty },
+            info: TensorInfo {
+                name,
+                ne: hf_shape.iter().rev().map(|&d| d as u64).collect(),
+                ty,
+            },
             source: src,
             transform,
             reorder,
@@ -314,16 +318,7 @@ pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>
     };
     let f32_ = GgmlType::F32;
     let (e, v) = (h.hidden, h.vocab);
-    add(
-        &mut plan,
-        format!("{lm}embed_tokens.weight"),
-        vec![v, e],
-        "token_embd.weight".into(),
-        out,
-        Transform::None,
-        None,
-        false,
-    )?;
+    add(&mut plan, format!("{lm}embed_tokens.weight"), vec![v, e], "token_embd.weight".into(), out, Transform::None, None, false)?;
     let reorder_needed = h.lin_k_heads != h.lin_v_heads;
     let ro = |cols: bool, start: usize, hsize: usize| {
         reorder_needed.then_some(Reorder { cols, start, nk: h.lin_k_heads, nv: h.lin_v_heads, h: hsize })
@@ -331,230 +326,46 @@ pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>
     for i in 0..h.layers {
         let p = format!("{lm}layers.{i}.");
         let b = format!("blk.{i}.");
-        add(
-            &mut plan,
-            format!("{p}input_layernorm.weight"),
-            vec![e],
-            format!("{b}attn_norm.weight"),
-            f32_,
-            Transform::AddOne,
-            None,
-            false,
-        )?;
+        add(&mut plan, format!("{p}input_layernorm.weight"), vec![e], format!("{b}attn_norm.weight"), f32_, Transform::AddOne, None, false)?;
         if h.recurrent[i] {
             let la = format!("{p}linear_attn.");
             let (kd, vd, cd, nv) = (h.key_dim(), h.value_dim(), h.conv_dim(), h.lin_v_heads);
-            add(
-                &mut plan,
-                format!("{la}in_proj_qkv.weight"),
-                vec![cd, e],
-                format!("{b}attn_qkv.weight"),
-                out,
-                Transform::None,
-                ro(false, 2 * kd, h.lin_v_dim),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}in_proj_z.weight"),
-                vec![vd, e],
-                format!("{b}attn_gate.weight"),
-                out,
-                Transform::None,
-                ro(false, 0, h.lin_v_dim),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}in_proj_b.weight"),
-                vec![nv, e],
-                format!("{b}ssm_beta.weight"),
-                out,
-                Transform::None,
-                ro(false, 0, 1),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}in_proj_a.weight"),
-                vec![nv, e],
-                format!("{b}ssm_alpha.weight"),
-                out,
-                Transform::None,
-                ro(false, 0, 1),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}conv1d.weight"),
-                vec![cd, h.conv_kernel],
-                format!("{b}ssm_conv1d.weight"),
-                f32_,
-                Transform::None,
-                ro(false, 2 * kd, h.lin_v_dim),
-                true,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}dt_bias"),
-                vec![nv],
-                format!("{b}ssm_dt.bias"),
-                f32_,
-                Transform::None,
-                ro(false, 0, 1),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}A_log"),
-                vec![nv],
-                format!("{b}ssm_a"),
-                f32_,
-                Transform::NegExp,
-                ro(false, 0, 1),
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}norm.weight"),
-                vec![h.lin_v_dim],
-                format!("{b}ssm_norm.weight"),
-                f32_,
-                Transform::None,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{la}out_proj.weight"),
-                vec![e, vd],
-                format!("{b}ssm_out.weight"),
-                out,
-                Transform::None,
-                ro(true, 0, h.lin_v_dim),
-                false,
-            )?;
+            add(&mut plan, format!("{la}in_proj_qkv.weight"), vec![cd, e], format!("{b}attn_qkv.weight"), out, Transform::None, ro(false, 2 * kd, h.lin_v_dim), false)?;
+            add(&mut plan, format!("{la}in_proj_z.weight"), vec![vd, e], format!("{b}attn_gate.weight"), out, Transform::None, ro(false, 0, h.lin_v_dim), false)?;
+            add(&mut plan, format!("{la}in_proj_b.weight"), vec![nv, e], format!("{b}ssm_beta.weight"), out, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}in_proj_a.weight"), vec![nv, e], format!("{b}ssm_alpha.weight"), out, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}conv1d.weight"), vec![cd, h.conv_kernel], format!("{b}ssm_conv1d.weight"), f32_, Transform::None, ro(false, 2 * kd, h.lin_v_dim), true)?;
+            add(&mut plan, format!("{la}dt_bias"), vec![nv], format!("{b}ssm_dt.bias"), f32_, Transform::None, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}A_log"), vec![nv], format!("{b}ssm_a"), f32_, Transform::NegExp, ro(false, 0, 1), false)?;
+            add(&mut plan, format!("{la}norm.weight"), vec![h.lin_v_dim], format!("{b}ssm_norm.weight"), f32_, Transform::None, None, false)?;
+            add(&mut plan, format!("{la}out_proj.weight"), vec![e, vd], format!("{b}ssm_out.weight"), out, Transform::None, ro(true, 0, h.lin_v_dim), false)?;
         } else {
             let sa = format!("{p}self_attn.");
             let (hd, kvd) = (h.heads * h.head_dim, h.kv_heads * h.head_dim);
-            add(
-                &mut plan,
-                format!("{sa}q_proj.weight"),
-                vec![2 * hd, e],
-                format!("{b}attn_q.weight"),
-                out,
-                Transform::None,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{sa}k_proj.weight"),
-                vec![kvd, e],
-                format!("{b}attn_k.weight"),
-                out,
-                Transform::None,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{sa}v_proj.weight"),
-                vec![kvd, e],
-                format!("{b}attn_v.weight"),
-                out,
-                Transform::None,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{sa}o_proj.weight"),
-                vec![e, hd],
-                format!("{b}attn_output.weight"),
-                out,
-                Transform::None,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{sa}q_norm.weight"),
-                vec![h.head_dim],
-                format!("{b}attn_q_norm.weight"),
-                f32_,
-                Transform::AddOne,
-                None,
-                false,
-            )?;
-            add(
-                &mut plan,
-                format!("{sa}k_norm.weight"),
-                vec![h.head_dim],
-                format!("{b}attn_k_norm.weight"),
-                f32_,
-                Transform::AddOne,
-                None,
-                false,
-            )?;
+            add(&mut plan, format!("{sa}q_proj.weight"), vec![2 * hd, e], format!("{b}attn_q.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}k_proj.weight"), vec![kvd, e], format!("{b}attn_k.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}v_proj.weight"), vec![kvd, e], format!("{b}attn_v.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}o_proj.weight"), vec![e, hd], format!("{b}attn_output.weight"), out, Transform::None, None, false)?;
+            add(&mut plan, format!("{sa}q_norm.weight"), vec![h.head_dim], format!("{b}attn_q_norm.weight"), f32_, Transform::AddOne, None, false)?;
+            add(&mut plan, format!("{sa}k_norm.weight"), vec![h.head_dim], format!("{b}attn_k_norm.weight"), f32_, Transform::AddOne, None, false)?;
         }
-        add(
-            &mut plan,
-            format!("{p}post_attention_layernorm.weight"),
-            vec![e],
-            format!("{b}post_attention_norm.weight"),
-            f32_,
-            Transform::AddOne,
-            None,
-            false,
-        )?;
-        add(
-            &mut plan,
-            format!("{p}mlp.gate_proj.weight"),
-            vec![h.ffn, e],
-            format!("{b}ffn_gate.weight"),
-            out,
-            Transform::None,
-            None,
-            false,
-        )?;
-        add(
-            &mut plan,
-            format!("{p}mlp.up_proj.weight"),
-            vec![h.ffn, e],
-            format!("{b}ffn_up.weight"),
-            out,
-            Transform::None,
-            None,
-            false,
-        )?;
-        add(
-            &mut plan,
-            format!("{p}mlp.down_proj.weight"),
-            vec![e, h.ffn],
-            format!("{b}ffn_down.weight"),
-            out,
-            Transform::None,
-            None,
-            false,
-        )?;
+        add(&mut plan, format!("{p}post_attention_layernorm.weight"), vec![e], format!("{b}post_attention_norm.weight"), f32_, Transform::AddOne, None, false)?;
+        add(&mut plan, format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e], format!("{b}ffn_gate.weight"), out, Transform::None, None, false)?;
+        add(&mut plan, format!("{p}mlp.up_proj.weight"), vec![h.ffn, e], format!("{b}ffn_up.weight"), out, Transform::None, None, false)?;
+        add(&mut plan, format!("{p}mlp.down_proj.weight"), vec![e, h.ffn], format!("{b}ffn_down.weight"), out, Transform::None, None, false)?;
     }
-    add(
-        &mut plan,
-        format!("{lm}norm.weight"),
-        vec![e],
-        "output_norm.weight".into(),
-        f32_,
-        Transform::AddOne,
-        None,
-        false,
-    )?;
+    add(&mut plan, format!("{lm}norm.weight"), vec![e], "output_norm.weight".into(), f32_, Transform::AddOne, None, false)?;
     if ck.tensors.contains_key("lm_head.weight") {
         add(&mut plan, "lm_head.weight".into(), vec![v, e], "output.weight".into(), out, Transform::None, None, false)?;
     }
     // Everything else is dropped; report it so nothing disappears silently.
     let used: std::collections::HashSet<&str> = plan.iter().map(|p| p.source.as_str()).collect();
-    let dropped = ck.tensors.keys().filter(|k| !used.contains(k.as_str())).cloned().collect();
+    let dropped = ck
+        .tensors
+        .keys()
+        .filter(|k| !used.contains(k.as_str()))
+        .cloned()
+        .collect();
     Ok((plan, dropped))
 }
 
