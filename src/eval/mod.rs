@@ -176,7 +176,7 @@ impl GoldCache {
         self.gold.entry(q.id.clone()).or_insert_with(|| match Environment::with_limits(&q.db, limits) {
             Ok(mut env) => Gold {
                 tables: env.tables_read(&q.gold_sql).unwrap_or_default(),
-                rows: env.execute(&q.gold_sql).map_err(|e| GoldError::Query(e.to_string().into())),
+                rows: env.execute(&q.gold_sql).map_err(|e| GoldError::Query(e.into())),
             },
             Err(e) => Gold { rows: Err(GoldError::Open(e.into())), tables: Vec::new() },
         })

@@ -195,7 +195,7 @@ pub fn copy_with_tables(source: &Path, tables: &[String], dir: &Path) -> Result<
 
     // Views to keep: those whose base tables all come along (asked of SQLite's planner).
     let mut env = Environment::open(source).map_err(|e| src_err(e.into()))?;
-    let views = env.views().map_err(|e| src_err(e.to_string().into()))?;
+    let views = env.views().map_err(|e| src_err(e.into()))?;
     let keep_views: Vec<String> = views
         .into_iter()
         .filter(|v| {
@@ -280,9 +280,8 @@ pub fn apply(
             if !graphs.contains_key(&q.db) {
                 let env = Environment::open(&q.db)
                     .map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.into() })?;
-                let graph = env
-                    .table_graph()
-                    .map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.to_string().into() })?;
+                let graph =
+                    env.table_graph().map_err(|e| SubsetError::Source { path: q.db.clone(), source: e.into() })?;
                 graphs.insert(q.db.clone(), graph);
             }
             let (tables, keys) = &graphs[&q.db];
