@@ -30,6 +30,8 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use crate::engine::core::{sample_from, Core, TextStream};
+use crate::engine::draft::Drafting;
+use crate::speculate::Drafter;
 use crate::engine::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
 
@@ -72,6 +74,7 @@ struct Slot {
     logits: Vec<f32>,
     counters: Counters,
     work: Work,
+    drafting: Drafting<'static>,
 }
 
 /// A context of several sequences over one [`Model`].
@@ -159,6 +162,7 @@ impl<'m> BatchedEngine<'m> {
                 logits: Vec::new(),
                 counters: Counters::default(),
                 work: Work::Idle,
+                drafting: Drafting::new(self.core.options()),
             })
             .collect();
         let mut turn = 0usize;
@@ -210,6 +214,7 @@ impl<'m> BatchedEngine<'m> {
             Request::Begin { prefix, seed } => {
                 slot.sampler = self.core.sampler(seed);
                 slot.counters = Counters::default();
+                slot.drafting.reset();
                 slot.logits.clear();
                 // The first sequence to start decodes the prefix and snapshots it; the others
                 // restore the snapshot.
@@ -292,15 +297,15 @@ impl<'m> BatchedEngine<'m> {
         finish.map(|finish| Completion { text: text.text(), tokens: *generated, finish })
     }
 
-    /// Decodes the pending token of every generating slot in one batch, then samples each one's
-    /// next token.
+    /// Decodes the pending token of every generating slot, with its draft if it has one, in one
+    /// batch; then checks each slot's draft and samples its next token.
     fn generate_step(&mut self, slots: &mut [Slot], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
-        let mut members: Vec<usize> = Vec::new();
+        let capacity = self.core.per_seq();
+        // (slot, first row, draft) of every member of the batch.
+        let mut members: Vec<(usize, usize, Option<(Drafter, Vec<LlamaToken>)>)> = Vec::new();
+        let mut rows: Vec<(usize, usize, LlamaToken)> = Vec::new();
         for (i, slot) in slots.iter_mut().enumerate() {
-            if !matches!(slot.work, Work::Generate { .. }) {
-                continue;
-            }
-            let capacity = self.core.per_seq();
+            let Work::Generate { max, generated, next, .. } = slot.work else { continue };
             if slot.tokens.len() + 1 > capacity {
                 // Only this sequence is full; the others go on.
                 slot.work = Work::Idle;
@@ -308,33 +313,67 @@ impl<'m> BatchedEngine<'m> {
                     .send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity }));
                 continue;
             }
-            members.push(i);
+            let room = (max - generated).min(capacity - slot.tokens.len() - 1);
+            let draft = slot.drafting.propose(&slot.tokens, next, self.core.cost(), room);
+            let pos = slot.tokens.len();
+            members.push((i, rows.len(), draft));
+            let drafted = members.last().and_then(|m| m.2.as_ref()).map_or(&[][..], |d| &d.1[..]);
+            rows.extend(std::iter::once(next).chain(drafted.iter().copied()).enumerate().map(|(k, t)| (i, pos + k, t)));
         }
         if members.is_empty() {
             return Ok(());
         }
-        let rows: Vec<(usize, usize, LlamaToken)> = members
-            .iter()
-            .filter_map(|&i| match slots[i].work {
-                Work::Generate { next, .. } => Some((i, slots[i].tokens.len(), next)),
-                _ => None,
-            })
-            .collect();
         self.core.decode_rows(&rows)?;
-        for (k, &i) in members.iter().enumerate() {
+        let mut replays = Vec::new();
+        for (i, first, draft) in members {
             let slot = &mut slots[i];
-            let Work::Generate { next, .. } = slot.work else { continue };
+            let Work::Generate { max, generated, next, .. } = slot.work else { continue };
+            let drafted = draft.as_ref().map_or(&[][..], |d| &d.1[..]);
+            let checked = self.core.check(&mut slot.sampler, first as i32, drafted, max - generated);
+            let pos = slot.tokens.len();
             slot.tokens.push(next);
-            slot.counters.decoded_tokens += 1;
-            slot.counters.generated_tokens += 1;
+            slot.tokens.extend_from_slice(&drafted[..checked.accepted]);
+            let kept = 1 + checked.accepted;
+            slot.counters.decoded_tokens += kept;
+            slot.counters.generated_tokens += kept;
             slot.counters.context_tokens = slot.tokens.len();
-            if let Some(done) = self.sample(slot, Some(k as i32)) {
+            let last_row = (first + checked.accepted) as i32;
+            if kept < 1 + drafted.len() && !self.core.rollback(i, pos + kept) {
+                // Rebuilt after every slot has read its rows: a replay's batch replaces them.
+                replays.push(i);
+                slot.drafting.counts.replays += 1;
+            }
+            let stop = checked.next.is_some_and(|t| self.core.is_stop(t));
+            if let Some((drafter, d)) = &draft {
+                slot.drafting.settle(*drafter, d.len(), &checked, checked.next.is_some() && !stop);
+            }
+            slot.counters.speculation = slot.drafting.counts;
+            let Work::Generate { generated, next, text, .. } = &mut slot.work else { continue };
+            for &t in &drafted[..checked.accepted] {
+                text.push(self.core.llama(), t);
+            }
+            *generated += checked.accepted;
+            let finish = match checked.next {
+                None => Some(Finish::Length),
+                Some(_) if stop => Some(Finish::Stop),
+                Some(t) => {
+                    text.push(self.core.llama(), t);
+                    *next = t;
+                    *generated += 1;
+                    None
+                }
+            };
+            if let Some(finish) = finish {
+                let done = Completion { text: text.text(), tokens: *generated, finish };
                 // Kept for a completion asked without appending first (as a lone engine would).
                 slot.logits.clear();
-                slot.logits.extend_from_slice(self.core.logits(k as i32));
+                slot.logits.extend_from_slice(self.core.logits(last_row));
                 slot.work = Work::Idle;
                 let _ = replies[i].send(Reply::Completed(done, slot.counters));
             }
+        }
+        for i in replays {
+            self.core.replay(i, &slots[i].tokens)?;
         }
         Ok(())
     }

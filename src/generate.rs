@@ -6,6 +6,8 @@
 //! need no tokenizer; implementations keep the sequence as tokens and never re-tokenize what was
 //! sampled.
 
+use crate::speculate::SpecCounts;
+
 /// Why a completion stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,6 +44,9 @@ pub struct Counters {
     pub prefill_seconds: f64,
     /// Seconds spent sampling and decoding generated tokens.
     pub generate_seconds: f64,
+    /// What speculative decoding drafted and kept (left out when nothing was drafted).
+    #[serde(default, skip_serializing_if = "SpecCounts::is_empty")]
+    pub speculation: SpecCounts,
 }
 
 /// Errors from a generator.

@@ -8,6 +8,7 @@
 //! - [`batched`]: several conversations in one context, decoded in shared batches;
 //! - [`generate`]: the generation trait between the two halves, and a scripted test double;
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
+//! - [`speculate`]: drafters and the draft-length planner for speculative decoding;
 //! - [`agent`]: the episode state machine that ties them together;
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
 //! - [`eval`]: benchmarks, execution scoring, summaries.
@@ -39,6 +40,7 @@ pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+pub mod speculate;
 pub mod system;
 pub mod tools;
 

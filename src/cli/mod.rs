@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use sqale::defaults;
+use sqale::speculate::Speculate;
 
 /// `0.1.0 (backends: cpu; x86_64-unknown-linux-gnu)`.
 const VERSION: &str =
@@ -92,6 +93,14 @@ pub struct ModelArgs {
     /// Top-k cut-off.
     #[arg(long, default_value_t = defaults::TOP_K)]
     top_k: i32,
+    /// Speculative decoding: `auto` (the model's MTP head when the file has one, plus prompt
+    /// lookup), `off`, `lookup`, `mtp` or `both`. It changes speed, never which answers are
+    /// possible.
+    #[arg(long, default_value_t = Speculate::Auto)]
+    speculate: Speculate,
+    /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).
+    #[arg(long, default_value_t = defaults::MAX_DRAFT_TOKENS)]
+    max_draft: usize,
     /// Show llama.cpp's log.
     #[arg(long)]
     verbose: bool,
@@ -132,6 +141,8 @@ impl ModelArgs {
             top_p: self.top_p,
             top_k: self.top_k,
             keep_prefix: true,
+            speculate: self.speculate,
+            max_draft: self.max_draft,
         }
     }
 }

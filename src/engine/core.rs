@@ -14,6 +14,7 @@
 //!   (README, "Many episodes at once").
 
 use std::num::NonZeroU32;
+use std::time::Instant;
 
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
@@ -27,6 +28,7 @@ use llama_cpp_2::token::LlamaToken;
 
 use super::{default_threads, EngineError, EngineOptions, Model};
 use crate::generate::GenerateError;
+use crate::speculate::adapt::CostCurve;
 
 /// The system-turn snapshot reused by every conversation.
 struct PrefixSnapshot {
@@ -49,6 +51,15 @@ pub(crate) struct Prefix {
     pub(crate) logits: Option<i32>,
 }
 
+/// What [`Core::check`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Checked {
+    /// Drafts kept.
+    pub(crate) accepted: usize,
+    /// The token sampled after them (it may be a stop token); `None` when `room` ran out.
+    pub(crate) next: Option<LlamaToken>,
+}
+
 /// A llama.cpp context of `seqs` sequences over one [`Model`].
 pub(crate) struct Core<'m> {
     model: &'m Model,
@@ -61,6 +72,8 @@ pub(crate) struct Core<'m> {
     per_seq: usize,
     prefix: Option<PrefixSnapshot>,
     stops: Vec<LlamaToken>,
+    /// Seconds per decode step by rows, for sizing drafts.
+    cost: CostCurve,
 }
 
 impl<'m> Core<'m> {
@@ -73,8 +86,11 @@ impl<'m> Core<'m> {
             .and_then(NonZeroU32::new)
             .ok_or(EngineError::ContextSize { seqs, ctx: options.ctx })?;
         let chunk = options.batch.clamp(1, options.ctx.max(1));
-        // One batch holds a chunk of appended text, or one generated token of every sequence.
-        let batch = chunk.max(seqs as u32);
+        // One batch holds a chunk of appended text, or the verify rows of every sequence: its
+        // pending token and its draft (one token each when speculation is off).
+        let draft = if options.speculate.any() { options.max_draft } else { 0 };
+        let rows = seqs.saturating_mul(1 + draft);
+        let batch = chunk.max(u32::try_from(rows).map_err(|_| EngineError::ContextSize { seqs, ctx: options.ctx })?);
         // llama.cpp's own default is 4 threads whatever the machine; on a 2-core board that
         // oversubscribes and decoding crawls. Default to the cores this process may use.
         let threads = options.threads.unwrap_or_else(default_threads);
@@ -89,6 +105,16 @@ impl<'m> Core<'m> {
         if !model.on_gpu() {
             params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
         }
+        // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a
+        // snapshot per token for the last `n_rs_seq` tokens so that a rejected draft can be
+        // dropped (README, "Speculative decoding").
+        if draft > 0 && model.is_recurrent_or_hybrid() {
+            params = params.with_n_rs_seq(draft as u32);
+        }
+        if std::env::var_os("SQALE_PROBE_KV_F32").is_some() {
+            use llama_cpp_2::context::params::KvCacheType;
+            params = params.with_type_k(KvCacheType::F32).with_type_v(KvCacheType::F32);
+        }
         let ctx = model.new_context(params)?;
         let per_seq = ctx.n_ctx() as usize / seqs;
         Ok(Core {
@@ -99,6 +125,7 @@ impl<'m> Core<'m> {
             per_seq,
             prefix: None,
             stops: model.stop_tokens(),
+            cost: CostCurve::new(batch as usize),
             options,
         })
     }
@@ -189,14 +216,76 @@ impl<'m> Core<'m> {
         Ok(last)
     }
 
-    /// Decodes one token for each of several sequences in one batch, `(seq, pos, token)` a row;
-    /// row `k`'s logits are output `k`.
+    /// Decodes rows `(seq, pos, token)` in one batch, every row with its logits (row `k`'s are
+    /// output `k`): one generated token of each of several sequences, or a pending token and
+    /// its draft. The time it took goes into the cost curve.
     pub(crate) fn decode_rows(&mut self, rows: &[(usize, usize, LlamaToken)]) -> Result<(), GenerateError> {
+        let started = Instant::now();
         self.batch.clear();
         for &(seq, pos, token) in rows {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))
+        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.ctx.synchronize();
+        self.cost.record(rows.len(), started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Records that a plain decode step of one row took `seconds`.
+    pub(crate) fn record_step(&mut self, seconds: f64) {
+        self.cost.record(1, seconds);
+    }
+
+    /// The measured cost of decode steps by rows.
+    pub(crate) fn cost(&self) -> &CostCurve {
+        &self.cost
+    }
+
+    /// Samples the verify rows of one sequence in order: row `first` (after the pending token)
+    /// and one row after each draft token. Keeps drafts while they equal the token sampled
+    /// before them, then samples the row after the last kept one; at most `room` tokens are
+    /// taken, drafts included. The sampler is called once per token taken, in the order plain
+    /// decoding would call it, and a stop token is never kept as a draft.
+    pub(crate) fn check(&self, sampler: &mut LlamaSampler, first: i32, drafts: &[LlamaToken], room: usize) -> Checked {
+        self.check_with(|row| self.sample(sampler, first + row as i32), drafts, room)
+    }
+
+    /// [`Self::check`] with the token after the `row`-th kept token chosen by `pick` (the
+    /// sampler, or a known continuation when replaying text as if it were generated).
+    pub(crate) fn check_with(
+        &self,
+        mut pick: impl FnMut(usize) -> LlamaToken,
+        drafts: &[LlamaToken],
+        room: usize,
+    ) -> Checked {
+        let mut accepted = 0;
+        while accepted < room {
+            let token = pick(accepted);
+            match drafts.get(accepted) {
+                Some(&d) if d == token && !self.is_stop(token) => accepted += 1,
+                _ => return Checked { accepted, next: Some(token) },
+            }
+        }
+        Checked { accepted, next: None }
+    }
+
+    /// Drops positions `keep..` of sequence `seq` (rejected drafts); false when the cache can't
+    /// (a hybrid model's recurrent state rolled back further than its snapshots reach).
+    pub(crate) fn rollback(&mut self, seq: usize, keep: usize) -> bool {
+        matches!(self.ctx.clear_kv_cache_seq(Some(seq as u32), Some(keep as u32), None), Ok(true))
+    }
+
+    /// Rebuilds sequence `seq` as exactly `tokens`: from the prefix snapshot when `tokens`
+    /// starts with it, else from nothing; returns the index of the last token's logits (`None`
+    /// when nothing was decoded). The way out when [`Self::rollback`] can't.
+    pub(crate) fn replay(&mut self, seq: usize, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
+        self.clear(seq);
+        let mut from = 0;
+        if let Some(snap) = self.prefix.as_ref().filter(|p| tokens.starts_with(&p.tokens) && p.tokens.len() < tokens.len()) {
+            self.ctx.state_seq_set(&snap.state, seq as i32).map_err(|e| failed("restoring the prompt snapshot", e))?;
+            from = snap.tokens.len();
+        }
+        self.decode_run(seq, from, &tokens[from..])
     }
 
     /// Logits of output `index` of the last batch.

@@ -17,6 +17,7 @@
 //! the batched engine ([`crate::batched`]) shares.
 
 pub(crate) mod core;
+pub(crate) mod draft;
 mod model;
 
 use std::path::PathBuf;
@@ -27,9 +28,12 @@ use llama_cpp_2::token::LlamaToken;
 
 pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
 
-use self::core::{Core, TextStream};
+use self::core::{Checked, Core, TextStream};
+use self::draft::Drafting;
+pub use self::draft::DraftSource;
 use crate::defaults;
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
+use crate::speculate::{Drafter, Speculate};
 
 /// Errors from loading a model or creating a context.
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +123,10 @@ pub struct EngineOptions {
     /// which has no use for it: taking it copies the prefix's KV cache (back from the device,
     /// on a GPU backend).
     pub keep_prefix: bool,
+    /// Which drafters propose tokens for speculative decoding ([`crate::speculate`]).
+    pub speculate: Speculate,
+    /// Longest draft one verify step checks.
+    pub max_draft: usize,
 }
 
 impl Default for EngineOptions {
@@ -131,8 +139,19 @@ impl Default for EngineOptions {
             top_p: defaults::TOP_P,
             top_k: defaults::TOP_K,
             keep_prefix: true,
+            speculate: Speculate::Auto,
+            max_draft: defaults::MAX_DRAFT_TOKENS,
         }
     }
+}
+
+/// What one verify step kept ([`Engine::verify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verified {
+    /// Draft tokens kept (the target sampled them too).
+    pub accepted: usize,
+    /// The token sampled after the kept drafts (pending: not decoded yet).
+    pub next: Option<LlamaToken>,
 }
 
 /// The sequence a lone engine uses.
@@ -148,13 +167,16 @@ pub struct Engine<'m> {
     counters: Counters,
     /// `(start, len)` of each generated span in `tokens`.
     spans: Vec<(usize, usize)>,
+    drafting: Drafting<'m>,
 }
 
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
+        let drafting = Drafting::new(&options);
         let core = Core::new(model, options, 1)?;
         Ok(Engine {
+            drafting,
             sampler: core.sampler(0),
             core,
             tokens: Vec::new(),
@@ -194,6 +216,7 @@ impl<'m> Engine<'m> {
         self.spans.clear();
         self.logits_index = None;
         self.counters = Counters::default();
+        self.drafting.reset();
     }
 
     /// `(start, len)` of every span of [`Self::tokens`] that was sampled rather than appended.
@@ -223,6 +246,89 @@ impl<'m> Engine<'m> {
     /// (for measuring what the cache saves).
     pub fn drop_prefix_cache(&mut self) {
         self.core.drop_prefix();
+    }
+
+    /// Sets a caller's drafter (an oracle, a test's tokens) that proposes `k` tokens at a time
+    /// in place of the engine's own drafters; `None` goes back to them. Its counts are reported
+    /// as `given`.
+    pub fn set_draft_source(&mut self, source: Option<Box<dyn DraftSource + 'm>>, k: usize) {
+        self.drafting.set_given(source, k);
+    }
+
+    /// One verify step, sampled: decodes `token` (the pending token: sampled, not yet decoded)
+    /// and `draft` in one batch, keeps the drafts the conversation's sampler picks too, drops
+    /// the rest from the cache, and returns what was kept and the token sampled after it.
+    pub fn verify(&mut self, token: LlamaToken, draft: &[LlamaToken]) -> Result<Verified, GenerateError> {
+        let room = draft.len() + 1;
+        let checked = self.step(token, Drafter::Given, draft, room, None)?;
+        Ok(Verified { accepted: checked.accepted, next: checked.next })
+    }
+
+    /// Decodes `tokens` as if the model had generated them, with speculation as configured:
+    /// drafts are checked against the known tokens instead of being sampled (what speculation
+    /// saves on a conversation whose text is known, e.g. a benchmark's replay).
+    pub fn decode_generated(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
+        let started = Instant::now();
+        let prefill_before = self.counters.prefill_seconds;
+        let mut done = 0;
+        while done < tokens.len() {
+            let token = tokens[done];
+            let rest = &tokens[done + 1..];
+            let room = rest.len().min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
+            match self.drafting.propose(&self.tokens, token, self.core.cost(), room) {
+                None => {
+                    let step = Instant::now();
+                    self.decode(&[token])?;
+                    self.core.record_step(step.elapsed().as_secs_f64());
+                    done += 1;
+                }
+                Some((drafter, draft)) => {
+                    let checked = self.step(token, drafter, &draft, room, Some(rest))?;
+                    done += 1 + checked.accepted;
+                }
+            }
+        }
+        self.counters.generated_tokens += tokens.len();
+        self.counters.prefill_seconds = prefill_before;
+        self.counters.generate_seconds += started.elapsed().as_secs_f64();
+        self.counters.speculation = self.drafting.counts;
+        Ok(())
+    }
+
+    /// One verify step: decodes `token` and `draft` in one batch, keeps the drafts chosen after
+    /// them (sampled, or the `known` continuation), at most `room` tokens, and drops the rest
+    /// from the cache.
+    fn step(
+        &mut self,
+        token: LlamaToken,
+        drafter: Drafter,
+        draft: &[LlamaToken],
+        room: usize,
+        known: Option<&[LlamaToken]>,
+    ) -> Result<Checked, GenerateError> {
+        let pos = self.tokens.len();
+        let rows: Vec<(usize, usize, LlamaToken)> =
+            std::iter::once(token).chain(draft.iter().copied()).enumerate().map(|(k, t)| (SEQ, pos + k, t)).collect();
+        self.core.decode_rows(&rows)?;
+        let checked = match known {
+            Some(rest) => self.core.check_with(|row| rest[row], draft, room.min(rest.len())),
+            None => self.core.check(&mut self.sampler, 0, draft, room),
+        };
+        let kept = 1 + checked.accepted;
+        self.tokens.extend(rows[..kept].iter().map(|r| r.2));
+        self.counters.decoded_tokens += kept;
+        self.counters.context_tokens = self.tokens.len();
+        self.logits_index = Some(checked.accepted as i32);
+        if kept < rows.len() && !self.core.rollback(SEQ, pos + kept) {
+            // Beyond the cache's rollback depth: rebuild the sequence (the logits of its last
+            // token are the verify row's).
+            self.logits_index = self.core.replay(SEQ, &self.tokens)?;
+            self.drafting.counts.replays += 1;
+        }
+        let bonus = checked.next.is_some_and(|t| !self.core.is_stop(t));
+        self.drafting.settle(drafter, draft.len(), &checked, bonus);
+        self.counters.speculation = self.drafting.counts;
+        Ok(checked)
     }
 
     fn sample_next(&mut self) -> Result<LlamaToken, GenerateError> {
@@ -267,8 +373,13 @@ impl Generator for Engine<'_> {
         let mut text = TextStream::default();
         let mut generated = 0usize;
         let mut finish = Finish::Length;
+        // A token already sampled from a verify batch, to be taken before sampling again.
+        let mut next: Option<LlamaToken> = None;
         while generated < max_tokens {
-            let token = self.sample_next()?;
+            let token = match next.take() {
+                Some(t) => t,
+                None => self.sample_next()?,
+            };
             if self.core.is_stop(token) {
                 finish = Finish::Stop;
                 break;
@@ -278,7 +389,26 @@ impl Generator for Engine<'_> {
             }
             generated += 1;
             self.counters.generated_tokens += 1;
-            self.decode(&[token])?;
+            // Decode it: alone, or with a draft of the tokens after it.
+            let room = (max_tokens - generated).min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
+            match self.drafting.propose(&self.tokens, token, self.core.cost(), room) {
+                None => {
+                    let step = Instant::now();
+                    self.decode(&[token])?;
+                    self.core.record_step(step.elapsed().as_secs_f64());
+                }
+                Some((drafter, draft)) => {
+                    let checked = self.step(token, drafter, &draft, max_tokens - generated, None)?;
+                    for &t in &draft[..checked.accepted] {
+                        if let Some(piece) = text.push(self.core.llama(), t) {
+                            on_text(&piece);
+                        }
+                    }
+                    generated += checked.accepted;
+                    self.counters.generated_tokens += checked.accepted;
+                    next = checked.next;
+                }
+            }
         }
         if let Some(piece) = text.rest() {
             on_text(&piece);
@@ -286,6 +416,7 @@ impl Generator for Engine<'_> {
         // Decoding the sampled tokens counted as prefill above; it belongs to generation.
         self.counters.prefill_seconds = prefill_before;
         self.counters.generate_seconds += started.elapsed().as_secs_f64();
+        self.counters.speculation = self.drafting.counts;
         self.spans.push((start, generated));
         Ok(Completion { text: text.text(), tokens: generated, finish })
     }

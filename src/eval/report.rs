@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::results::Models;
+use crate::speculate::SpecCounts;
 use super::Record;
 
 /// Wilson 95% interval of a proportion, in percent.
@@ -59,6 +60,35 @@ pub struct Summary {
     pub ended_by: BTreeMap<String, usize>,
     /// Difficulty → (correct, n).
     pub by_difficulty: BTreeMap<String, (usize, usize)>,
+    /// What speculative decoding drafted and kept over these episodes (absent when it was off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculation: Option<SpecCounts>,
+}
+
+impl Summary {
+    /// One line on speculative decoding: acceptance per drafter and tokens per verify step.
+    pub fn speculation_line(&self) -> Option<String> {
+        let s = self.speculation?;
+        let part = |name: &str, c: &crate::speculate::DraftCounts| {
+            (c.steps > 0).then(|| {
+                format!(
+                    "{name} {}/{} drafted tokens kept ({:.0} %), {:.2} tokens per verify step",
+                    c.accepted,
+                    c.drafted,
+                    100.0 * c.acceptance(),
+                    c.tokens_per_step()
+                )
+            })
+        };
+        let parts: Vec<String> =
+            [part("lookup", &s.lookup), part("mtp", &s.mtp), part("given", &s.given)].into_iter().flatten().collect();
+        Some(format!(
+            "{}: speculation: {}; {:.1} generated tokens/s",
+            self.model,
+            parts.join("; "),
+            self.generated_tokens_per_second
+        ))
+    }
 }
 
 /// Summaries per model, in first-seen order.
@@ -90,6 +120,10 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
             let lits: usize = rs.iter().map(|r| r.gold_literals).sum();
             let seen: usize = rs.iter().map(|r| r.gold_literals_seen).sum();
             let gen: f64 = rs.iter().map(|r| r.generated_tokens as f64).sum();
+            let mut spec = SpecCounts::default();
+            for e in rs.iter().filter_map(|r| r.episode.as_ref()) {
+                spec.add(&e.tokens.speculation);
+            }
             Summary {
                 model,
                 n,
@@ -109,6 +143,7 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
                 gold_literals_seen: if lits == 0 { 0.0 } else { 100.0 * seen as f64 / lits as f64 },
                 ended_by,
                 by_difficulty,
+                speculation: (!spec.is_empty()).then_some(spec),
             }
         })
         .collect()
@@ -237,6 +272,9 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
         for (e, n) in &m.ended_by {
             s.push_str(&format!("| {} | {} | {} |\n", m.model, e, n));
         }
+    }
+    for line in summaries.iter().filter_map(Summary::speculation_line) {
+        s.push_str(&format!("\n{line}\n"));
     }
     for p in pairs {
         s.push_str(&format!("\n{}\n", p.sentence()));

@@ -1,0 +1,258 @@
+//! How many tokens to draft: from the measured cost of a verify batch and the recent acceptance.
+//!
+//! A verify step of `1 + k` rows costs `cost(1 + k)`; with a per-token acceptance rate `p` it
+//! yields `1 + p + p² + … + pᵏ` tokens on average (the drafts accepted in a row, and one token
+//! sampled after them). Plain decoding yields 1 token per `cost(1)`. The planner picks the `k`
+//! that maximises tokens per second, and `k = 0` (plain decoding) when no draft length pays.
+//! The cost curve is measured as the engine runs (kernels change with the batch size, so the
+//! curve is not smooth and a constant would be wrong on some machine); until a size is
+//! measured it is estimated from its neighbours or a prior.
+//!
+//! A drafter whose drafts keep failing is paused for a number of steps that doubles each time,
+//! so that speculation never costs an episode much more than plain decoding.
+
+/// The prior relative cost of one extra row in a verify batch, before anything is measured
+/// (two x86 cores: 0.24 to 0.5 of a single step for the models here; README, "Speculative
+/// decoding").
+const PRIOR_ROW_COST: f64 = 0.35;
+
+/// Weight of a new measurement in the running averages.
+const EMA: f64 = 0.2;
+
+/// Seconds per decode step by number of rows, measured as the engine runs.
+#[derive(Debug, Clone)]
+pub struct CostCurve {
+    /// `seconds[n - 1]`: the running mean for `n` rows, when measured.
+    seconds: Vec<Option<f64>>,
+}
+
+impl CostCurve {
+    /// An empty curve for batches of up to `max_rows` rows.
+    pub fn new(max_rows: usize) -> Self {
+        CostCurve { seconds: vec![None; max_rows.max(1)] }
+    }
+
+    /// Records that a decode of `rows` rows took `seconds`.
+    pub fn record(&mut self, rows: usize, seconds: f64) {
+        if rows == 0 || rows > self.seconds.len() || !seconds.is_finite() || seconds <= 0.0 {
+            return;
+        }
+        let slot = &mut self.seconds[rows - 1];
+        *slot = Some(match *slot {
+            Some(old) => old + EMA * (seconds - old),
+            None => seconds,
+        });
+    }
+
+    /// Cost of `rows` rows relative to one row: measured where both are, else interpolated
+    /// between measured neighbours, else the prior.
+    pub fn relative(&self, rows: usize) -> f64 {
+        let rows = rows.clamp(1, self.seconds.len());
+        let prior = |n: usize| 1.0 + PRIOR_ROW_COST * (n as f64 - 1.0);
+        let Some(one) = self.seconds[0] else { return prior(rows) };
+        if let Some(s) = self.seconds[rows - 1] {
+            return s / one;
+        }
+        let below = (1..rows).rev().find_map(|n| self.seconds[n - 1].map(|s| (n, s / one)));
+        let above = (rows + 1..=self.seconds.len()).find_map(|n| self.seconds[n - 1].map(|s| (n, s / one)));
+        match (below, above) {
+            (Some((a, ca)), Some((b, cb))) => ca + (cb - ca) * (rows - a) as f64 / (b - a) as f64,
+            // Beyond the last measurement: the prior's slope from there.
+            (Some((a, ca)), None) => ca + PRIOR_ROW_COST * (rows - a) as f64,
+            _ => prior(rows),
+        }
+    }
+
+    /// Largest batch the curve covers.
+    pub fn max_rows(&self) -> usize {
+        self.seconds.len()
+    }
+}
+
+/// One drafter's acceptance and pause state.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    /// Running sums of accepted drafts and tries (a try is a draft token that was checked).
+    accepted: f64,
+    tried: f64,
+    /// Longest draft allowed.
+    max_draft: usize,
+    /// Verify steps planned so far (the planner's clock).
+    clock: u64,
+    /// No drafting before this step.
+    paused_until: u64,
+    /// Length of the next pause.
+    backoff: u64,
+    /// Drafts in a row with nothing accepted.
+    misses: u32,
+}
+
+/// Fully failed drafts in a row before a drafter is paused.
+const MISSES_BEFORE_PAUSE: u32 = 3;
+/// First pause, in steps; it doubles on each pause up to [`MAX_PAUSE`].
+const FIRST_PAUSE: u64 = 8;
+/// Longest pause, in steps.
+const MAX_PAUSE: u64 = 256;
+
+impl Planner {
+    /// A planner for drafts of up to `max_draft` tokens, starting from a hopeful acceptance
+    /// of one half.
+    pub fn new(max_draft: usize) -> Self {
+        Planner {
+            accepted: 1.0,
+            tried: 2.0,
+            max_draft,
+            clock: 0,
+            paused_until: 0,
+            backoff: FIRST_PAUSE,
+            misses: 0,
+        }
+    }
+
+    /// Recent per-token acceptance rate.
+    pub fn acceptance(&self) -> f64 {
+        if self.tried <= 0.0 {
+            0.0
+        } else {
+            self.accepted / self.tried
+        }
+    }
+
+    /// Draft length for the next step (0: decode plainly), given the verify cost curve and at
+    /// most `room` tokens.
+    pub fn plan(&mut self, cost: &CostCurve, room: usize) -> usize {
+        self.clock += 1;
+        if self.clock < self.paused_until {
+            return 0;
+        }
+        let limit = self.max_draft.min(room).min(cost.max_rows().saturating_sub(1));
+        let k = best_draft(self.acceptance(), cost, limit);
+        if k == 0 && limit > 0 {
+            // Acceptance too low to pay: rest, then try again from a hopeful estimate.
+            self.pause();
+        }
+        k
+    }
+
+    /// Records a checked draft of `drafted` tokens of which the first `accepted` were taken.
+    pub fn record(&mut self, drafted: usize, accepted: usize) {
+        if drafted == 0 {
+            return;
+        }
+        // A rejection is a try; a draft accepted to its end says nothing about the token after.
+        let tries = accepted + usize::from(accepted < drafted);
+        self.accepted = self.accepted * (1.0 - EMA) + EMA * accepted as f64;
+        self.tried = self.tried * (1.0 - EMA) + EMA * tries as f64;
+        if accepted == 0 {
+            self.misses += 1;
+            if self.misses >= MISSES_BEFORE_PAUSE {
+                self.pause();
+            }
+        } else {
+            self.misses = 0;
+            self.backoff = FIRST_PAUSE;
+        }
+    }
+
+    fn pause(&mut self) {
+        self.paused_until = self.clock + self.backoff;
+        self.backoff = (self.backoff * 2).min(MAX_PAUSE);
+        self.misses = 0;
+        // After the pause, try again as if new.
+        self.accepted = 1.0;
+        self.tried = 2.0;
+    }
+}
+
+/// Expected tokens per verify step for `k` drafts at per-token acceptance `p`.
+pub fn expected_tokens(p: f64, k: usize) -> f64 {
+    (0..=k).map(|i| p.powi(i as i32)).sum()
+}
+
+/// The draft length in `0..=limit` with the most tokens per unit of time; 0 unless drafting
+/// beats plain decoding by at least 5 %.
+pub fn best_draft(p: f64, cost: &CostCurve, limit: usize) -> usize {
+    let mut best = (0usize, 1.0f64);
+    for k in 1..=limit {
+        let rate = expected_tokens(p, k) / cost.relative(k + 1);
+        if rate > best.1 {
+            best = (k, rate);
+        }
+    }
+    if best.1 < 1.05 {
+        0
+    } else {
+        best.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(rel: &[f64]) -> CostCurve {
+        let mut c = CostCurve::new(rel.len());
+        for (i, r) in rel.iter().enumerate() {
+            c.record(i + 1, r * 0.01);
+        }
+        c
+    }
+
+    #[test]
+    fn the_cost_curve_interpolates_between_measurements_and_falls_back_to_the_prior() {
+        let mut c = CostCurve::new(9);
+        assert!((c.relative(3) - (1.0 + 2.0 * PRIOR_ROW_COST)).abs() < 1e-9);
+        c.record(1, 0.1);
+        c.record(5, 0.3);
+        assert!((c.relative(5) - 3.0).abs() < 1e-9);
+        assert!((c.relative(3) - 2.0).abs() < 1e-9, "halfway between 1 and 3: {}", c.relative(3));
+        assert!((c.relative(7) - (3.0 + 2.0 * PRIOR_ROW_COST)).abs() < 1e-9);
+        // Bad measurements are ignored.
+        c.record(2, f64::NAN);
+        c.record(0, 1.0);
+        c.record(20, 1.0);
+        assert!((c.relative(2) - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn drafts_follow_the_cost_curve_and_the_acceptance() {
+        // The synthetic 2B's measured curve (README): 2 rows 1.24, 4 rows 2.06, 8 rows 4.3.
+        let steep = measured(&[1.0, 1.24, 1.65, 2.06, 2.6, 3.1, 3.7, 4.3, 4.6]);
+        // A GPU-like flat curve.
+        let flat = measured(&[1.0, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08]);
+        assert_eq!(best_draft(0.1, &steep, 8), 0, "poor acceptance on a steep curve: plain decoding");
+        assert!(best_draft(0.9, &steep, 8) >= 1);
+        assert!(best_draft(0.9, &flat, 8) > best_draft(0.9, &steep, 8), "a flat curve drafts longer");
+        assert!(best_draft(0.5, &flat, 8) >= 1);
+        assert_eq!(best_draft(0.99, &flat, 3), 3, "the limit holds");
+        assert!((expected_tokens(0.5, 2) - 1.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_drafter_that_keeps_failing_is_paused_and_pauses_grow() {
+        let flat = measured(&[1.0, 1.01, 1.02, 1.03, 1.04]);
+        let mut p = Planner::new(4);
+        assert!(p.plan(&flat, 100) > 0);
+        for _ in 0..MISSES_BEFORE_PAUSE {
+            p.record(4, 0);
+        }
+        let mut paused = 0;
+        while p.plan(&flat, 100) == 0 {
+            paused += 1;
+            assert!(paused < 1000);
+        }
+        assert_eq!(paused, FIRST_PAUSE as usize - 1);
+        for _ in 0..MISSES_BEFORE_PAUSE {
+            p.record(4, 0);
+        }
+        let mut second = 0;
+        while p.plan(&flat, 100) == 0 {
+            second += 1;
+        }
+        assert!(second > paused, "the second pause is longer: {second} vs {paused}");
+        // Success resets the backoff.
+        p.record(4, 4);
+        assert!(p.acceptance() > 0.5);
+        assert_eq!(p.plan(&flat, 0), 0, "no room, no draft");
+    }
+}

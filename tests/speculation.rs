@@ -1,0 +1,262 @@
+//! Speculative decoding on the real thing: it changes speed, never which tokens come out.
+//!
+//! SmolLM2 (Q4_1: llama.cpp gives a row the same logits whatever its batch, README
+//! "Speculative decoding") and the tiny hybrid `qwen35` fixture, whose recurrent state must be
+//! rolled back when a draft is rejected.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use llama_cpp_2::token::LlamaToken;
+use sqale::agent::{Agent, Episode, Settings};
+use sqale::engine::{DraftSource, Engine, EngineOptions, Model, ModelOptions};
+use sqale::generate::Generator;
+use sqale::prompt::Prompt;
+use sqale::speculate::Speculate;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn smollm2() -> Model {
+    Model::load(common::test_model(), &ModelOptions::default()).expect("load SmolLM2")
+}
+
+fn options(speculate: Speculate, temperature: f32) -> EngineOptions {
+    EngineOptions { ctx: 4096, speculate, temperature, ..EngineOptions::default() }
+}
+
+fn turns(ep: &Episode) -> Vec<(String, usize)> {
+    ep.turns.iter().map(|t| (t.completion.clone(), t.tokens)).collect()
+}
+
+fn episode(model: &Model, o: EngineOptions, seed: u32, budget: usize) -> Episode {
+    let settings = Settings { max_episode_tokens: budget, seed, ..Settings::default() };
+    let mut agent = Agent::new(Engine::new(model, o).unwrap(), settings);
+    agent.run("Which supplier shipped the most back-ordered items last quarter?", common::demo_db()).unwrap()
+}
+
+#[test]
+fn greedy_episodes_are_token_identical_with_and_without_prompt_lookup() {
+    let _g = lock();
+    let model = smollm2();
+    let plain = episode(&model, options(Speculate::Off, 0.0), 1, 1500);
+    let fast = episode(&model, options(Speculate::Lookup, 0.0), 1, 1500);
+    assert_eq!(turns(&fast), turns(&plain));
+    assert_eq!(fast.tokens.context_tokens, plain.tokens.context_tokens);
+    assert!(plain.tokens.speculation.is_empty(), "off drafts nothing: {:?}", plain.tokens.speculation);
+    let s = fast.tokens.speculation.lookup;
+    assert!(s.steps > 0 && s.accepted > 0, "lookup drafted and some drafts were kept: {s:?}");
+    assert!(s.accepted <= s.drafted && s.bonus <= s.steps);
+    // Each token of the conversation still decoded exactly once (rejected drafts don't count).
+    assert_eq!(fast.tokens.decoded_tokens + fast.tokens.reused_tokens, fast.tokens.context_tokens);
+    assert_eq!(fast.tokens.speculation.replays, 0, "a transformer rolls back in place");
+}
+
+#[test]
+fn sampled_episodes_with_the_same_seed_are_token_identical() {
+    let _g = lock();
+    let model = smollm2();
+    for seed in [3, 8] {
+        let plain = episode(&model, options(Speculate::Off, 0.6), seed, 1200);
+        let fast = episode(&model, options(Speculate::Lookup, 0.6), seed, 1200);
+        assert_eq!(turns(&fast), turns(&plain), "seed {seed}");
+        assert!(fast.tokens.speculation.lookup.steps > 0, "seed {seed}: lookup never drafted");
+    }
+}
+
+/// Several sequences, each drafting for itself, their verify rows in one batch: the same
+/// episodes as the lone engine without speculation.
+#[test]
+fn the_batched_engine_speculating_plays_the_lone_plain_episode() {
+    let _g = lock();
+    let model = smollm2();
+    let settings = Settings { max_episode_tokens: 1200, seed: 21, ..Settings::default() };
+    let question = "Which warehouse holds the most products?";
+    let db = common::demo_db();
+    let lone = {
+        let mut agent = Agent::new(Engine::new(&model, options(Speculate::Off, 0.6)).unwrap(), settings.clone());
+        agent.run(question, &db).unwrap()
+    };
+    let mut batched = sqale::batched::BatchedEngine::new(&model, options(Speculate::Lookup, 0.6), 3).unwrap();
+    let mut episodes = Vec::new();
+    batched
+        .run(
+            vec![(); 3],
+            |(), generator| Agent::new(generator, settings.clone()).run(question, &db).unwrap(),
+            &mut |ep| episodes.push(ep),
+        )
+        .unwrap();
+    assert_eq!(episodes.len(), 3);
+    for ep in &episodes {
+        assert_eq!(turns(ep), turns(&lone));
+        assert!(ep.tokens.speculation.lookup.steps > 0);
+    }
+}
+
+/// Proposes a fixed continuation wherever it is asked.
+struct Fixed(Vec<LlamaToken>);
+
+impl DraftSource for Fixed {
+    fn draft(&mut self, _context: &[LlamaToken], max: usize) -> Vec<LlamaToken> {
+        self.0.iter().copied().take(max).collect()
+    }
+}
+
+/// Chi-square statistic of two samples over the union of their categories (rare ones pooled).
+fn chi_square(a: &[i32], b: &[i32]) -> (f64, usize) {
+    use std::collections::BTreeMap;
+    let mut counts: BTreeMap<i32, (f64, f64)> = BTreeMap::new();
+    for &x in a {
+        counts.entry(x).or_default().0 += 1.0;
+    }
+    for &x in b {
+        counts.entry(x).or_default().1 += 1.0;
+    }
+    let (mut cells, mut pooled) = (Vec::new(), (0.0, 0.0));
+    for (_, (x, y)) in counts {
+        if x + y < 10.0 {
+            pooled.0 += x;
+            pooled.1 += y;
+        } else {
+            cells.push((x, y));
+        }
+    }
+    if pooled.0 + pooled.1 > 0.0 {
+        cells.push(pooled);
+    }
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let mut stat = 0.0;
+    for (x, y) in &cells {
+        let total = x + y;
+        let (ea, eb) = (total * na / (na + nb), total * nb / (na + nb));
+        stat += (x - ea).powi(2) / ea + (y - eb).powi(2) / eb;
+    }
+    (stat, cells.len().saturating_sub(1))
+}
+
+/// The chi-square critical value at significance 0.001 (Wilson–Hilferty).
+fn chi_square_critical(df: usize) -> f64 {
+    let k = df.max(1) as f64;
+    let z = 3.09; // one-sided 0.001
+    k * (1.0 - 2.0 / (9.0 * k) + z * (2.0 / (9.0 * k)).sqrt()).powi(3)
+}
+
+/// The tokens sampled from verify rows follow the target's distribution: over many seeds,
+/// the token after the first one (sampled from a verify batch that carried a draft) is
+/// distributed as in plain decoding. A verifier that kept drafts it should not (or drew its
+/// random numbers in another order) fails this.
+#[test]
+fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
+    let _g = lock();
+    let model = smollm2();
+    let prompt = Prompt::default();
+    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
+    let second_token = |engine: &mut Engine<'_>, seed: u32| -> (i32, Vec<LlamaToken>) {
+        engine.begin(&prompt.shared_prefix(), seed).unwrap();
+        engine.append(&user, usize::MAX).unwrap();
+        let start = engine.tokens().len();
+        engine.complete(3, &mut |_| {}).unwrap();
+        let got = engine.tokens()[start..].to_vec();
+        (got.get(1).map_or(-1, |t| t.0), got)
+    };
+    // What a draft proposes: the greedy continuation, so that drafts are often right.
+    let mut greedy = Engine::new(&model, options(Speculate::Off, 0.0)).unwrap();
+    let (_, guess) = second_token(&mut greedy, 0);
+    let mut plain = Engine::new(&model, options(Speculate::Off, 1.0)).unwrap();
+    let mut fast = Engine::new(&model, options(Speculate::Off, 1.0)).unwrap();
+    fast.set_draft_source(Some(Box::new(Fixed(guess[1..].to_vec()))), 2);
+    let n = 300u32;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for seed in 0..n {
+        let (pa, same_seed_plain) = second_token(&mut plain, seed);
+        a.push(pa);
+        // Same seed: same tokens.
+        let (_, same_seed_fast) = second_token(&mut fast, seed);
+        assert_eq!(same_seed_fast, same_seed_plain, "seed {seed}");
+        // Other seeds for the distribution comparison.
+        b.push(second_token(&mut fast, seed + n).0);
+    }
+    assert!(fast.counters().speculation.given.steps > 0, "the drafter was used");
+    let (stat, df) = chi_square(&a, &b);
+    assert!(df >= 1, "the second token varies across seeds at temperature 1: {a:?}");
+    assert!(stat < chi_square_critical(df), "chi-square {stat:.1} at {df} df");
+}
+
+fn tiny_qwen35(dir: &Path) -> PathBuf {
+    let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/untied");
+    let out = dir.join("tiny-f16.gguf");
+    let opts = sqale_convert::ConvertOptions { out_type: "f16".parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    sqale_convert::convert(&ck, &out, &opts, &mut |_| {}).unwrap();
+    out
+}
+
+/// After a rejected draft, a hybrid model's next logits equal those of a context that never
+/// saw the rejected tokens: rollbacks of 1 to `max_draft` tokens (the edge of llama.cpp's
+/// per-token recurrent snapshots) in place, and one beyond it rebuilt from the prompt snapshot.
+#[test]
+fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
+    let _g = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::load(tiny_qwen35(dir.path()), &ModelOptions::default()).unwrap();
+    assert!(model.is_recurrent_or_hybrid());
+    let max_draft = 4;
+    let o = EngineOptions {
+        ctx: 2048,
+        threads: Some(2),
+        temperature: 0.0,
+        speculate: Speculate::Lookup,
+        max_draft,
+        ..EngineOptions::default()
+    };
+    let prompt = Prompt::default();
+    let user = prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap());
+    let mut engine = Engine::new(&model, o.clone()).unwrap();
+    let mut replays = 0;
+    for k in 1..=max_draft + 1 {
+        engine.begin(&prompt.shared_prefix(), 0).unwrap();
+        engine.append(&user, usize::MAX).unwrap();
+        let greedy = LlamaToken(common::argmax(engine.logits()) as i32);
+        // A draft that is wrong from its first token: every draft row is rolled back.
+        let wrong = LlamaToken((greedy.0 + 1) % model.llama().n_vocab());
+        let draft = vec![wrong; k];
+        let v = engine.verify(greedy, &draft).unwrap();
+        assert_eq!(v.accepted, 0, "k={k}");
+        let next = v.next.expect("a token after the pending one");
+        // One more token, decoded alone, in both: its logits depend on the whole state.
+        engine.decode(&[next]).unwrap();
+        let fresh_tokens = engine.tokens().to_vec();
+        let mut fresh = Engine::new(&model, o.clone()).unwrap();
+        fresh.begin(&prompt.shared_prefix(), 0).unwrap();
+        fresh.append(&user, usize::MAX).unwrap();
+        fresh.decode(&[greedy]).unwrap();
+        fresh.decode(&[next]).unwrap();
+        assert_eq!(fresh.tokens(), &fresh_tokens[..]);
+        let diff = common::max_abs_diff(engine.logits(), fresh.logits());
+        let range = common::range(fresh.logits());
+        eprintln!("k={k}: max |Δlogit| {diff:e} over range {range}");
+        assert!(diff <= 1e-3 * range, "k={k}: max |Δlogit| {diff} over range {range}");
+        replays = engine.counters().speculation.replays;
+        if k <= max_draft {
+            assert_eq!(replays, 0, "k={k}: rolled back in place");
+        }
+    }
+    assert_eq!(replays, 1, "a draft longer than the snapshots reach is rebuilt from the prompt snapshot");
+}
+
+/// Greedy episodes on the hybrid model: the same with and without prompt lookup.
+#[test]
+fn greedy_episodes_on_a_hybrid_model_are_token_identical_with_prompt_lookup() {
+    let _g = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::load(tiny_qwen35(dir.path()), &ModelOptions::default()).unwrap();
+    let o = |s| EngineOptions { ctx: 2048, threads: Some(2), temperature: 0.0, speculate: s, ..EngineOptions::default() };
+    let plain = episode(&model, o(Speculate::Off), 1, 1200);
+    let fast = episode(&model, o(Speculate::Lookup), 1, 1200);
+    assert_eq!(turns(&fast), turns(&plain));
+    eprintln!("tiny qwen35 lookup: {:?}", fast.tokens.speculation);
+}
