@@ -195,14 +195,13 @@ fn from_checkpoint(ck: &Checkpoint, h: &Hparams, from: &Path, out: GgmlType) -> 
     if let Some(d) = vocab_difference(&ta, &tb) {
         return Err(err(format!("the vocabularies differ ({d}). Graft from the trunk's base model")));
     }
-    let Some(prefix) = qwen35::mtp_prefix(&base) else {
+    if qwen35::mtp_prefix(&base).is_none() {
         return Err(err(
             "the source has no MTP head (no mtp.* tensors; transformers' save_pretrained drops them). Graft from \
              the base release, e.g. Qwen/Qwen3.5-2B"
                 .into(),
         ));
-    };
-    let _ = prefix;
+    }
     // The trunk's dimensions (checked equal above), so the head is written as block h.layers.
     let planned = qwen35::plan_mtp(&base, h, out).map_err(|e| err(e.to_string()))?.unwrap_or_default();
     Ok(Head::Checkpoint(Box::new(base), planned.into_iter().map(HeadTensor::Checkpoint).collect()))

@@ -74,8 +74,11 @@ fn values(dtype: Dtype, bytes: &[u8]) -> Vec<f32> {
     }
 }
 
+/// Tensors by name: (ggml type, ne, data bytes).
+type Tensors = BTreeMap<String, (u32, Vec<u64>, Vec<u8>)>;
+
 /// A GGUF's header and each tensor's data bytes.
-fn read_gguf(path: &Path) -> (GgufHeader, BTreeMap<String, (u32, Vec<u64>, Vec<u8>)>) {
+fn read_gguf(path: &Path) -> (GgufHeader, Tensors) {
     let h = gguf::read_header(path).unwrap();
     let file = std::fs::read(path).unwrap();
     let data = h
@@ -93,7 +96,7 @@ fn u(h: &GgufHeader, key: &str) -> Option<u64> {
     h.get(key).and_then(MetaValue::as_u64)
 }
 
-fn head_of(data: &BTreeMap<String, (u32, Vec<u64>, Vec<u8>)>) -> BTreeMap<String, (u32, Vec<u64>, Vec<u8>)> {
+fn head_of(data: &Tensors) -> Tensors {
     data.iter().filter(|(k, _)| k.starts_with("blk.4.")).map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
