@@ -26,6 +26,10 @@ pub struct Entry {
     pub default_type: String,
     /// One line for people.
     pub description: String,
+    /// The registry entry (alias) whose MTP head is grafted onto this model when its checkpoint
+    /// has none (`None`: no graft).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtp_from: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,6 +76,17 @@ pub enum PullError {
         /// hf-hub's reason.
         reason: String,
     },
+    /// The checkpoint has no MTP head and the model to graft one from is not at hand.
+    #[error("{alias} has no MTP head of its own, and its base {base} (whose head sqale grafts by default) could not be fetched: {source}. Pull it without a head, or fetch the base first")]
+    MtpBase {
+        /// The model pulled.
+        alias: String,
+        /// The head's source repository.
+        base: String,
+        /// Why it could not be fetched.
+        #[source]
+        source: Box<PullError>,
+    },
     /// Conversion failed.
     #[error(transparent)]
     Convert(#[from] sqale_convert::ConvertError),
@@ -106,6 +121,7 @@ pub fn resolve(name: &str) -> Result<Entry, PullError> {
         revision: "main".into(),
         default_type: "q4_k_m".into(),
         description: String::new(),
+        mtp_from: None,
     });
     if let Some(r) = rev {
         e.revision = r.to_string();
@@ -285,6 +301,10 @@ pub struct Manifest {
     pub files: BTreeMap<String, String>,
     /// SHA-256 of the GGUF.
     pub gguf_sha256: String,
+    /// Where its MTP head came from: `<repo>@<revision>` of the base whose head was grafted,
+    /// `"own"` for the checkpoint's own head, `None` without a head.
+    #[serde(default)]
+    pub mtp_head: Option<String>,
     /// Size of the GGUF.
     pub gguf_bytes: u64,
     /// sqale's version.
@@ -306,22 +326,84 @@ pub fn sha256_file(path: &Path) -> Result<String, PullError> {
     Ok(crate::hash::hex(&h.finalize()))
 }
 
-/// Converts the snapshot into sqale's cache as `<type>.gguf`, keeps `sqale_agent.py` beside it,
-/// and writes the manifest. Returns the GGUF path and the manifest.
+/// Whether the checkpoint in `snapshot` has its own MTP head (`mtp.*` tensors in its index or
+/// single shard).
+pub fn has_mtp_head(snapshot: &Path) -> bool {
+    let names = |path: &Path| -> Option<Vec<String>> {
+        if path.extension().is_some_and(|x| x == "json") {
+            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            return Some(v["weight_map"].as_object()?.keys().cloned().collect());
+        }
+        // A single shard: its JSON header.
+        let mut f = std::fs::File::open(path).ok()?;
+        let mut len = [0u8; 8];
+        f.read_exact(&mut len).ok()?;
+        let mut header = vec![0u8; usize::try_from(u64::from_le_bytes(len)).ok()?.min(100 << 20)];
+        f.read_exact(&mut header).ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&header).ok()?;
+        Some(v.as_object()?.keys().cloned().collect())
+    };
+    ["model.safetensors.index.json", "model.safetensors"]
+        .iter()
+        .map(|f| snapshot.join(f))
+        .find(|p| p.is_file())
+        .and_then(|p| names(&p))
+        .is_some_and(|n| n.iter().any(|k| k.starts_with("mtp.") || k.starts_with("model.mtp.")))
+}
+
+/// The head a pull writes: the checkpoint's own if it has one; else, unless `no_mtp`, the head of
+/// the registry's `mtp_from` entry, fetched (or found in the cache) like any checkpoint. Returns
+/// the conversion's head option and what the manifest records.
+pub fn mtp_for(
+    e: &Entry,
+    snapshot: &Path,
+    no_mtp: bool,
+    progress: bool,
+) -> Result<(sqale_convert::Mtp, Option<String>), PullError> {
+    use sqale_convert::{Graft, IfPresent, Mtp};
+    if no_mtp {
+        return Ok((Mtp::Drop, None));
+    }
+    if has_mtp_head(snapshot) {
+        return Ok((Mtp::Keep, Some("own".into())));
+    }
+    let Some(alias) = &e.mtp_from else {
+        return Ok((Mtp::Keep, None));
+    };
+    let base = resolve(alias)?;
+    let base_snapshot = fetch_checkpoint(&base, progress).map_err(|err| PullError::MtpBase {
+        alias: e.alias.clone(),
+        base: base.repo.clone(),
+        source: Box::new(err),
+    })?;
+    let graft = Graft { from: base_snapshot, if_present: IfPresent::KeepOwn };
+    Ok((Mtp::Graft(graft), Some(format!("{}@{}", base.repo, base.revision))))
+}
+
+/// Converts the snapshot into sqale's cache as `<type>.gguf` with the MTP head `mtp` (see
+/// [`mtp_for`]; `mtp_head` is what the manifest records of it), keeps `sqale_agent.py` beside
+/// it, and writes the manifest. Returns the GGUF path and the manifest.
 pub fn install(
     e: &Entry,
     snapshot: &Path,
     ty: &str,
     threads: Option<i32>,
+    (mtp, mtp_head): (sqale_convert::Mtp, Option<String>),
     progress: &mut dyn FnMut(sqale_convert::Progress<'_>),
 ) -> Result<(PathBuf, Manifest), PullError> {
     let out_type: sqale_convert::OutType = ty.parse().map_err(|m: String| PullError::Registry(m))?;
     let dir = model_dir(e);
     std::fs::create_dir_all(&dir).map_err(|err| PullError::Io { path: dir.clone(), source: err })?;
     let gguf = dir.join(format!("{ty}.gguf"));
-    let opts =
-        sqale_convert::ConvertOptions { out_type, name: Some(e.repo.clone()), repo: Some(e.repo.clone()), threads };
-    sqale_convert::convert(snapshot, &gguf, &opts, progress)?;
+    let opts = sqale_convert::ConvertOptions {
+        out_type,
+        name: Some(e.repo.clone()),
+        repo: Some(e.repo.clone()),
+        threads,
+        mtp,
+    };
+    let report = sqale_convert::convert(snapshot, &gguf, &opts, progress)?;
+    let mtp_head = mtp_head.filter(|_| report.mtp_tensors > 0);
     let mut files = BTreeMap::new();
     for entry in
         std::fs::read_dir(snapshot).map_err(|err| PullError::Io { path: snapshot.to_path_buf(), source: err })?
@@ -344,6 +426,7 @@ pub fn install(
         out_type: ty.to_string(),
         files,
         gguf_sha256: sha256_file(&gguf)?,
+        mtp_head,
         gguf_bytes: std::fs::metadata(&gguf).map(|m| m.len()).unwrap_or(0),
         sqale_version: env!("CARGO_PKG_VERSION").to_string(),
     };

@@ -24,7 +24,13 @@ fn copy_dir(from: &Path, to: &Path) {
 fn convert_fails(ck: &Path, ty: &str) -> ConvertError {
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().join("out.gguf");
-    let opts = ConvertOptions { out_type: ty.parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    let opts = ConvertOptions {
+        out_type: ty.parse().unwrap(),
+        name: None,
+        repo: None,
+        threads: Some(2),
+        ..Default::default()
+    };
     let err = sqale_convert::convert(ck, &out, &opts, &mut |_| {}).expect_err("conversion must fail");
     assert!(common::dir_listing(out_dir.path()).is_empty(), "left behind: {:?}", common::dir_listing(out_dir.path()));
     err

@@ -33,7 +33,13 @@ fn reference(variant: &str) -> Reference {
 
 pub fn convert(variant: &str, ty: &str, dir: &Path) -> PathBuf {
     let out = dir.join(format!("{variant}-{ty}.gguf"));
-    let opts = ConvertOptions { out_type: ty.parse::<OutType>().unwrap(), name: None, repo: None, threads: Some(2) };
+    let opts = ConvertOptions {
+        out_type: ty.parse::<OutType>().unwrap(),
+        name: None,
+        repo: None,
+        threads: Some(2),
+        ..Default::default()
+    };
     sqale_convert::convert(&fixture(variant), &out, &opts, &mut |_| {}).unwrap();
     out
 }

@@ -39,8 +39,13 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     let dir = tempfile::tempdir().unwrap();
     let gguf = dir.path().join("tiny.gguf");
     let ck = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/tied");
-    let opts =
-        sqale_convert::ConvertOptions { out_type: "f16".parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    let opts = sqale_convert::ConvertOptions {
+        out_type: "f16".parse().unwrap(),
+        name: None,
+        repo: None,
+        threads: Some(2),
+        ..Default::default()
+    };
     sqale_convert::convert(&ck, &gguf, &opts, &mut |_| {}).unwrap();
     let m = &info(&["--model", gguf.to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["architecture"], "qwen35");

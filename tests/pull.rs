@@ -2,6 +2,8 @@
 //! hf-hub and huggingface_hub lay it out (Hugging Face itself is unreachable here), offline.
 
 mod common;
+#[path = "support/headless.rs"]
+mod headless;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -87,4 +89,78 @@ fn pull_converts_from_the_cache_records_checksums_and_ask_uses_it() {
     assert!(v["episode"]["prompt_source"].as_str().unwrap().ends_with("sqale_agent.py"));
     let expected = sqale::prompt::Prompt::from_python_file(&dir.join("sqale_agent.py")).unwrap().hash();
     assert_eq!(v["episode"]["prompt_hash"], expected);
+}
+
+/// Puts the checkpoint folder `from`, less its MTP head, into the cache as `repo_dir`'s snapshot
+/// `COMMIT` on `main`.
+fn cache_checkpoint(hf_home: &Path, repo_dir: &str, from: &Path) {
+    let repo = hf_home.join("hub").join(repo_dir);
+    let snap = repo.join("snapshots").join(COMMIT);
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
+    if snap.exists() {
+        std::fs::remove_dir_all(&snap).unwrap();
+    }
+    headless::headless_copy(from, &snap);
+}
+
+fn nextn_layers(gguf: &Path) -> Option<u64> {
+    let h = sqale_convert::gguf::read_header(gguf).unwrap();
+    h.get("qwen35.nextn_predict_layers").and_then(sqale_convert::gguf::MetaValue::as_u64)
+}
+
+#[test]
+fn pull_grafts_the_base_head_onto_a_fine_tune_without_one() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny");
+    let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // The fine-tune as transformers saves it (no mtp.*); the base is not cached yet.
+    cache_checkpoint(hf.path(), REPO_DIR, &fixtures.join("untied"));
+    let out = sqale(hf.path(), cache.path(), &["pull", "synsql", "--type", "f16"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no MTP head") && err.contains("Qwen/Qwen3.5-2B") && err.contains("--no-mtp"), "{err}");
+    let dir = cache.path().join("sqale/models/trl-lab--qwen3.5-2b-grpo-synsql/main");
+    assert!(!dir.join("f16.gguf").exists());
+
+    // --no-mtp: no head, no base needed.
+    let out = sqale(hf.path(), cache.path(), &["pull", "synsql", "--type", "f16", "--no-mtp", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(manifest["mtp_head"], serde_json::Value::Null);
+    assert_eq!(nextn_layers(&dir.join("f16.gguf")), None);
+
+    // With the base (tied/, which has a head) cached: its head is grafted by default.
+    let base = hf.path().join("hub/models--Qwen--Qwen3.5-2B/snapshots").join(COMMIT);
+    std::fs::create_dir_all(&base).unwrap();
+    for e in std::fs::read_dir(fixtures.join("tied")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), base.join(e.file_name())).unwrap();
+    }
+    std::fs::create_dir_all(hf.path().join("hub/models--Qwen--Qwen3.5-2B/refs")).unwrap();
+    std::fs::write(hf.path().join("hub/models--Qwen--Qwen3.5-2B/refs/main"), COMMIT).unwrap();
+    let out = sqale(hf.path(), cache.path(), &["pull", "synsql", "--type", "f16", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(manifest["mtp_head"], "Qwen/Qwen3.5-2B@main");
+    let gguf = dir.join("f16.gguf");
+    assert_eq!(nextn_layers(&gguf), Some(1));
+    // The head is the base's, as converting the base writes it.
+    let base_gguf = cache.path().join("base.gguf");
+    let opts = sqale_convert::ConvertOptions { out_type: "f16".parse().unwrap(), ..Default::default() };
+    sqale_convert::convert(&base, &base_gguf, &opts, &mut |_| {}).unwrap();
+    let head = |p: &Path| {
+        let h = sqale_convert::gguf::read_header(p).unwrap();
+        let bytes = std::fs::read(p).unwrap();
+        h.tensors
+            .iter()
+            .filter(|t| t.name.starts_with("blk.4."))
+            .map(|t| {
+                let at = (h.data_offset + t.offset) as usize;
+                (t.name.clone(), bytes[at..at + t.size as usize].to_vec())
+            })
+            .collect::<Vec<_>>()
+    };
+    let (got, want) = (head(&gguf), head(&base_gguf));
+    assert_eq!(got.len(), 15);
+    assert_eq!(got, want);
 }

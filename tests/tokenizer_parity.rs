@@ -41,7 +41,13 @@ fn check(tokenizer_dir: &Path, work: &Path, label: &str) -> Model {
     let ck = work.join(format!("ck-{label}"));
     sqale_convert::synth::write_checkpoint(&ck, &Preset::tiny(), tokenizer_dir, 64 << 20, 3, &mut |_, _| {}).unwrap();
     let gguf = work.join(format!("{label}.gguf"));
-    let opts = ConvertOptions { out_type: "bf16".parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    let opts = ConvertOptions {
+        out_type: "bf16".parse().unwrap(),
+        name: None,
+        repo: None,
+        threads: Some(2),
+        ..Default::default()
+    };
     sqale_convert::convert(&ck, &gguf, &opts, &mut |_| {}).unwrap();
     let model = Model::load(&gguf, &ModelOptions::default()).unwrap();
     let mut total = 0;

@@ -9,6 +9,7 @@
 pub mod atomic;
 pub mod checkpoint;
 pub mod gguf;
+pub mod mtp;
 pub mod quantize;
 pub mod qwen35;
 pub mod synth;
@@ -21,6 +22,7 @@ use std::time::Instant;
 use half::{bf16, f16};
 use safetensors::tensor::Dtype;
 
+pub use mtp::{Graft, IfPresent, Mtp};
 pub use quantize::{quantize, QuantType};
 
 use checkpoint::Checkpoint;
@@ -104,6 +106,19 @@ pub enum ConvertError {
     /// llama.cpp's quantiser failed.
     #[error("quantisation failed: {0}")]
     Quantize(String),
+    /// The checkpoint's MTP head is not one llama.cpp reads.
+    #[error("MTP head: {0}")]
+    Mtp(String),
+    /// An MTP head cannot be grafted from `source` onto the checkpoint `trunk`.
+    #[error("cannot graft the MTP head of {} onto {}: {reason}", from.display(), trunk.display())]
+    Graft {
+        /// The checkpoint converted.
+        trunk: PathBuf,
+        /// Where the head was to come from.
+        from: PathBuf,
+        /// What does not match, and what to do.
+        reason: String,
+    },
 }
 
 /// Output types.
@@ -139,7 +154,7 @@ impl std::fmt::Display for OutType {
 }
 
 /// Conversion settings.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
     /// Output type.
     pub out_type: OutType,
@@ -149,6 +164,14 @@ pub struct ConvertOptions {
     pub repo: Option<String>,
     /// Threads for quantisation (default: all).
     pub threads: Option<i32>,
+    /// The multi-token-prediction head: keep the checkpoint's (default), drop it, or graft one.
+    pub mtp: Mtp,
+}
+
+impl Default for OutType {
+    fn default() -> Self {
+        OutType::Quant(QuantType::Q4KM)
+    }
 }
 
 /// Progress of a conversion.
@@ -181,8 +204,12 @@ pub struct Report {
     pub bytes: u64,
     /// Tensors written.
     pub tensors: usize,
-    /// Checkpoint tensors left out (vision tower, MTP head).
+    /// Checkpoint tensors left out (vision tower, an MTP head not kept).
     pub dropped: usize,
+    /// Tensors of the MTP head written (0: no head).
+    pub mtp_tensors: usize,
+    /// Where a grafted MTP head came from (`None`: the checkpoint's own head, or none).
+    pub mtp_source: Option<PathBuf>,
     /// The hyperparameters.
     pub hparams: Hparams,
     /// Seconds spent writing the unquantised file.
@@ -280,7 +307,51 @@ fn general_metadata(ck: &Checkpoint, opts: &ConvertOptions, file_type: u32) -> V
     md
 }
 
-/// Writes the unquantised GGUF of `ck` to `out`.
+/// What [`write_float`] wrote.
+struct Written {
+    bytes: u64,
+    tensors: usize,
+    dropped: usize,
+    mtp_tensors: usize,
+    mtp_source: Option<PathBuf>,
+}
+
+/// Writes one checkpoint tensor's values, transformed as planned.
+fn write_planned(ck: &Checkpoint, p: &qwen35::Planned, buf: &mut Vec<u8>, w: &mut dyn Write) -> std::io::Result<()> {
+    let src = &ck.tensors[&p.source];
+    let data = ck.bytes(src);
+    if p.transform == Transform::None && p.reorder.is_none() {
+        stream_convert(data, src.dtype, p.info.ty, w)?;
+    } else {
+        let mut v = to_f32(data, src.dtype);
+        match p.transform {
+            Transform::None => {}
+            Transform::AddOne => v.iter_mut().for_each(|x| *x += 1.0),
+            Transform::NegExp => v.iter_mut().for_each(|x| *x = -x.exp()),
+        }
+        if let Some(r) = p.reorder {
+            // Rows of a matrix; a vector is a column of one-element rows.
+            let ncols = if p.info.ne.len() == 1 { 1 } else { p.info.ne[0] as usize };
+            r.apply(&mut v, ncols);
+        }
+        encode(&v, p.info.ty, buf);
+        w.write_all(buf)?;
+    }
+    ck.release(src);
+    Ok(())
+}
+
+fn check_dtypes<'a>(ck: &Checkpoint, plan: impl IntoIterator<Item = &'a qwen35::Planned>) -> Result<(), ConvertError> {
+    for p in plan {
+        let dtype = ck.tensors[&p.source].dtype;
+        if !matches!(dtype, Dtype::BF16 | Dtype::F16 | Dtype::F32) {
+            return Err(ConvertError::Dtype { tensor: p.source.clone(), dtype: format!("{dtype:?}") });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the unquantised GGUF of `ck` to `out`, with the MTP head `opts.mtp` asks for.
 fn write_float(
     ck: &Checkpoint,
     h: &Hparams,
@@ -288,14 +359,32 @@ fn write_float(
     ty: GgmlType,
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(u64, usize, usize), ConvertError> {
+) -> Result<Written, ConvertError> {
     let (plan, dropped) = qwen35::plan(ck, h, ty)?;
-    for p in &plan {
-        let dtype = ck.tensors[&p.source].dtype;
-        if !matches!(dtype, Dtype::BF16 | Dtype::F16 | Dtype::F32) {
-            return Err(ConvertError::Dtype { tensor: p.source.clone(), dtype: format!("{dtype:?}") });
-        }
+    check_dtypes(ck, &plan)?;
+    let head = mtp::resolve(ck, h, &opts.mtp, ty)?;
+    let head_ck = match &head {
+        mtp::Head::Own(_) => Some(ck),
+        mtp::Head::Checkpoint(base, _) => Some(&**base),
+        _ => None,
+    };
+    let head_planned = || {
+        head.tensors().iter().filter_map(|t| match t {
+            mtp::HeadTensor::Checkpoint(p) => Some(p),
+            mtp::HeadTensor::Gguf { .. } => None,
+        })
+    };
+    if let Some(hc) = head_ck {
+        check_dtypes(hc, head_planned())?;
     }
+    // The checkpoint's own head tensors are written, not dropped.
+    let own: std::collections::HashSet<&str> = match head {
+        mtp::Head::Own(_) => head_planned().map(|p| p.source.as_str()).collect(),
+        _ => Default::default(),
+    };
+    let dropped = dropped.iter().filter(|d| !own.contains(d.as_str())).count();
+    let mut h = h.clone();
+    h.nextn_layers = usize::from(!head.tensors().is_empty());
     let file_type = match ty {
         GgmlType::F32 => 0,
         GgmlType::F16 => 1,
@@ -304,38 +393,30 @@ fn write_float(
     let mut md = general_metadata(ck, opts, file_type);
     md.extend(h.metadata());
     md.extend(tokenizer::metadata(ck, h.vocab)?);
-    let infos: Vec<gguf::TensorInfo> = plan.iter().map(|p| p.info.clone()).collect();
-    let total = plan.len();
+    let infos: Vec<gguf::TensorInfo> =
+        plan.iter().map(|p| p.info.clone()).chain(head.tensors().iter().map(|t| t.info().clone())).collect();
+    let total = infos.len();
     let mut buf = Vec::new();
     let bytes = gguf::write(
         out,
         &md,
         &infos,
         |i, w| -> std::io::Result<()> {
-            let p = &plan[i];
-            let src = &ck.tensors[&p.source];
-            let data = ck.bytes(src);
-            if p.transform == Transform::None && p.reorder.is_none() {
-                stream_convert(data, src.dtype, p.info.ty, w)?;
-            } else {
-                let mut v = to_f32(data, src.dtype);
-                match p.transform {
-                    Transform::None => {}
-                    Transform::AddOne => v.iter_mut().for_each(|x| *x += 1.0),
-                    Transform::NegExp => v.iter_mut().for_each(|x| *x = -x.exp()),
-                }
-                if let Some(r) = p.reorder {
-                    // Rows of a matrix; a vector is a column of one-element rows.
-                    let ncols = if p.info.ne.len() == 1 { 1 } else { p.info.ne[0] as usize };
-                    r.apply(&mut v, ncols);
-                }
-                encode(&v, p.info.ty, &mut buf);
-                w.write_all(&buf)?;
+            if let Some(p) = plan.get(i) {
+                return write_planned(ck, p, &mut buf, w);
             }
-            ck.release(src);
-            Ok(())
+            match (&head.tensors()[i - plan.len()], &head) {
+                (mtp::HeadTensor::Checkpoint(p), _) => write_planned(head_ck.unwrap_or(ck), p, &mut buf, w),
+                (mtp::HeadTensor::Gguf { info, source }, mtp::Head::Gguf(g, _)) => {
+                    encode(&g.values(source), info.ty, &mut buf);
+                    w.write_all(&buf)
+                }
+                (mtp::HeadTensor::Gguf { info, .. }, _) => {
+                    Err(std::io::Error::other(format!("{}: no GGUF source (a bug)", info.name)))
+                }
+            }
         },
-        |i| progress(Progress::Tensor { index: i, total, name: &plan[i].info.name }),
+        |i| progress(Progress::Tensor { index: i, total, name: &infos[i].name }),
     )
     .map_err(|e| match e {
         gguf::WriteError::Io(source) | gguf::WriteError::Data(source) => {
@@ -343,7 +424,13 @@ fn write_float(
         }
         other => ConvertError::Io { path: out.to_path_buf(), source: std::io::Error::other(other.to_string()) },
     })?;
-    Ok((bytes, plan.len(), dropped.len()))
+    Ok(Written {
+        bytes,
+        tensors: total,
+        dropped,
+        mtp_tensors: head.tensors().len(),
+        mtp_source: head.source().map(Path::to_path_buf),
+    })
 }
 
 /// Converts the checkpoint in `dir` to a GGUF at `out` (written to a temporary file and renamed:
@@ -357,10 +444,10 @@ pub fn convert(
     let ck = Checkpoint::open(dir)?;
     let h = Hparams::from_checkpoint(&ck)?;
     let started = Instant::now();
-    let (bytes, tensors, dropped, convert_seconds, quantize_seconds) = match opts.out_type {
+    let (written, convert_seconds, quantize_seconds) = match opts.out_type {
         OutType::Float(ty) => {
-            let (bytes, tensors, dropped) = write_float(&ck, &h, out, ty, opts, progress)?;
-            (bytes, tensors, dropped, started.elapsed().as_secs_f64(), 0.0)
+            let written = write_float(&ck, &h, out, ty, opts, progress)?;
+            (written, started.elapsed().as_secs_f64(), 0.0)
         }
         OutType::Quant(q) => {
             // bf16 is lossless for bf16 checkpoints; the quantiser reads it.
@@ -371,14 +458,27 @@ pub fn convert(
                 .tempfile_in(dir_out)
                 .map_err(|e| ConvertError::Io { path: dir_out.to_path_buf(), source: e })?
                 .into_temp_path();
-            let (_, tensors, dropped) = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
+            let mut written = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
             let convert_seconds = started.elapsed().as_secs_f64();
             let t = Instant::now();
             let bytes = quantize(&intermediate, out, q, opts.threads, &mut |index, total| {
                 progress(Progress::Quantize { index, total })
             })?;
-            (bytes, tensors, dropped, convert_seconds, t.elapsed().as_secs_f64())
+            written.bytes = bytes;
+            (written, convert_seconds, t.elapsed().as_secs_f64())
         }
     };
-    Ok(Report { output: out.to_path_buf(), bytes, tensors, dropped, hparams: h, convert_seconds, quantize_seconds })
+    let mut hparams = h;
+    hparams.nextn_layers = usize::from(written.mtp_tensors > 0);
+    Ok(Report {
+        output: out.to_path_buf(),
+        bytes: written.bytes,
+        tensors: written.tensors,
+        dropped: written.dropped,
+        mtp_tensors: written.mtp_tensors,
+        mtp_source: written.mtp_source,
+        hparams,
+        convert_seconds,
+        quantize_seconds,
+    })
 }

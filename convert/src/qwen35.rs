@@ -13,8 +13,15 @@
 //!   `in_proj_z`, `in_proj_b`, `in_proj_a`, the conv channels, `A_log`, `dt_bias`; columns of
 //!   `out_proj`);
 //! - norms, `ssm_a`, `ssm_dt.bias` and `ssm_conv1d` must be F32 (CPU kernels assert it);
-//! - the vision tower (`visual.*`) and the multi-token-prediction head (`mtp.*`) are dropped, and
-//!   no other tensor may be in the file: the loader rejects extras.
+//! - the vision tower (`visual.*`) is dropped, and no other tensor may be in the file: the loader
+//!   rejects extras;
+//! - the multi-token-prediction head (`mtp.*`), when kept, is mapped as llama.cpp's own converter
+//!   maps it (`conversion/qwen.py`, `_Qwen35MtpMixin`): `mtp.layers.0.*` becomes one more
+//!   full-attention block `blk.{n_layer}.*` with the trunk's transforms, `mtp.fc` becomes
+//!   `blk.{n_layer}.nextn.eh_proj`, `mtp.pre_fc_norm_embedding` / `mtp.pre_fc_norm_hidden` /
+//!   `mtp.norm` become `nextn.enorm` / `nextn.hnorm` / `nextn.shared_head_norm` (RMSNorms: +1,
+//!   F32); `block_count` counts the extra block and `nextn_predict_layers` is 1 (see
+//!   [`Hparams::metadata`] and [`plan_mtp`]).
 
 use serde_json::Value;
 
@@ -65,6 +72,9 @@ pub struct Hparams {
     pub rms_eps: f32,
     /// Per layer: true for linear attention (recurrent), false for full attention.
     pub recurrent: Vec<bool>,
+    /// MTP (NextN) blocks written after the trunk's: 0 (no head) or 1. Not read from the
+    /// config: the converter sets it when it writes a head.
+    pub nextn_layers: usize,
 }
 
 fn field<'a>(ck: &'a Checkpoint, key: &str) -> Option<&'a Value> {
@@ -143,6 +153,7 @@ impl Hparams {
             mrope_sections: mrope,
             rms_eps: field(ck, "rms_norm_eps").and_then(Value::as_f64).unwrap_or(1e-6) as f32,
             recurrent,
+            nextn_layers: 0,
         };
         if h.lin_k_dim != h.lin_v_dim {
             return Err(ConvertError::Config(format!(
@@ -170,13 +181,27 @@ impl Hparams {
     }
 
     /// The `qwen35.*` metadata.
+    ///
+    /// With an MTP head (`nextn_layers` 1), as llama.cpp's loader reads it: `block_count` counts
+    /// the trunk and the head's block, `nextn_predict_layers` says how many of them are the
+    /// head's, and `attention.recurrent_layers` (read with `block_count` entries) marks the
+    /// head's block as not recurrent. `full_attention_interval` describes the trunk only (the
+    /// loader applies it to the first `block_count - nextn_predict_layers` blocks). Without a
+    /// head the metadata is exactly what it was before heads were kept.
     pub fn metadata(&self) -> Vec<(String, Gv)> {
         let k = |s: &str| format!("qwen35.{s}");
         let u = |v: usize| Gv::U32(v as u32);
+        let mut recurrent = self.recurrent.clone();
+        recurrent.extend(std::iter::repeat_n(false, self.nextn_layers));
+        let nextn = (self.nextn_layers > 0).then(|| (k("nextn_predict_layers"), u(self.nextn_layers)));
         vec![
             (k("context_length"), u(self.context)),
             (k("embedding_length"), u(self.hidden)),
-            (k("block_count"), u(self.layers)),
+            (k("block_count"), u(self.layers + self.nextn_layers)),
+        ]
+        .into_iter()
+        .chain(nextn)
+        .chain([
             (k("feed_forward_length"), u(self.ffn)),
             (k("attention.head_count"), u(self.heads)),
             (k("attention.head_count_kv"), u(self.kv_heads)),
@@ -191,9 +216,8 @@ impl Hparams {
             (k("ssm.group_count"), u(self.lin_k_heads)),
             (k("ssm.time_step_rank"), u(self.lin_v_heads)),
             (k("ssm.inner_size"), u(self.value_dim())),
-            (k("attention.recurrent_layers"), Gv::BoolArray(self.recurrent.clone())),
-        ]
-        .into_iter()
+            (k("attention.recurrent_layers"), Gv::BoolArray(recurrent)),
+        ])
         .chain(self.full_attention_interval().map(|i| (k("full_attention_interval"), u(i))))
         .collect()
     }
@@ -279,9 +303,99 @@ pub struct Planned {
     pub reorder: Option<Reorder>,
 }
 
-/// Plans every output tensor, checking that each source exists with the shape the config
-/// implies. `out` is the type of the large matrices; small and precision-critical tensors are
-/// F32 whatever `out` is.
+/// One planned tensor before it is checked against a checkpoint: source name and PyTorch shape,
+/// GGUF name and type, transforms.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Name in the checkpoint.
+    pub source: String,
+    /// PyTorch shape the config implies (after squeezing unit dimensions, when `squeeze`).
+    pub hf_shape: Vec<usize>,
+    /// GGUF name.
+    pub name: String,
+    /// GGUF type.
+    pub ty: GgmlType,
+    /// Value transformation.
+    pub transform: Transform,
+    /// Value-head reorder.
+    pub reorder: Option<Reorder>,
+    /// Whether unit dimensions of the source are dropped (the conv kernel).
+    pub squeeze: bool,
+}
+
+impl Spec {
+    /// The GGUF tensor description (shape in ggml order).
+    pub fn info(&self) -> TensorInfo {
+        TensorInfo { name: self.name.clone(), ne: self.hf_shape.iter().rev().map(|&d| d as u64).collect(), ty: self.ty }
+    }
+
+    /// Checks the source tensor in `ck` and plans it.
+    pub fn resolve(&self, ck: &Checkpoint) -> Result<Planned, ConvertError> {
+        let t = ck.tensors.get(&self.source).ok_or_else(|| ConvertError::MissingTensor(self.source.clone()))?;
+        let actual = if self.squeeze {
+            t.shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>()
+        } else {
+            t.shape.clone()
+        };
+        if actual != self.hf_shape {
+            return Err(ConvertError::Shape {
+                tensor: self.source.clone(),
+                actual: t.shape.clone(),
+                expected: self.hf_shape.clone(),
+            });
+        }
+        Ok(Planned { info: self.info(), source: self.source.clone(), transform: self.transform, reorder: self.reorder })
+    }
+}
+
+/// The tensors of one decoder block: HF prefix `p` (`...layers.{i}.`), GGUF prefix `b`
+/// (`blk.{i}.`); linear attention when `recurrent`, else full attention (as the MTP block).
+#[rustfmt::skip] // one line per tensor: the mapping reads as a table
+pub fn block_specs(p: &str, b: &str, h: &Hparams, out: GgmlType, recurrent: bool) -> Vec<Spec> {
+    let mut specs = Vec::new();
+    let mut add = |source: String, hf_shape: Vec<usize>, name: String, ty: GgmlType, transform: Transform, reorder: Option<Reorder>, squeeze: bool| {
+        specs.push(Spec { source, hf_shape, name, ty, transform, reorder, squeeze });
+    };
+    let f32_ = GgmlType::F32;
+    let e = h.hidden;
+    let reorder_needed = h.lin_k_heads != h.lin_v_heads;
+    let ro = |cols: bool, start: usize, hsize: usize| {
+        reorder_needed.then_some(Reorder { cols, start, nk: h.lin_k_heads, nv: h.lin_v_heads, h: hsize })
+    };
+    add(format!("{p}input_layernorm.weight"), vec![e], format!("{b}attn_norm.weight"), f32_, Transform::AddOne, None, false);
+    if recurrent {
+        let la = format!("{p}linear_attn.");
+        let (kd, vd, cd, nv) = (h.key_dim(), h.value_dim(), h.conv_dim(), h.lin_v_heads);
+        add(format!("{la}in_proj_qkv.weight"), vec![cd, e], format!("{b}attn_qkv.weight"), out, Transform::None, ro(false, 2 * kd, h.lin_v_dim), false);
+        add(format!("{la}in_proj_z.weight"), vec![vd, e], format!("{b}attn_gate.weight"), out, Transform::None, ro(false, 0, h.lin_v_dim), false);
+        add(format!("{la}in_proj_b.weight"), vec![nv, e], format!("{b}ssm_beta.weight"), out, Transform::None, ro(false, 0, 1), false);
+        add(format!("{la}in_proj_a.weight"), vec![nv, e], format!("{b}ssm_alpha.weight"), out, Transform::None, ro(false, 0, 1), false);
+        add(format!("{la}conv1d.weight"), vec![cd, h.conv_kernel], format!("{b}ssm_conv1d.weight"), f32_, Transform::None, ro(false, 2 * kd, h.lin_v_dim), true);
+        add(format!("{la}dt_bias"), vec![nv], format!("{b}ssm_dt.bias"), f32_, Transform::None, ro(false, 0, 1), false);
+        add(format!("{la}A_log"), vec![nv], format!("{b}ssm_a"), f32_, Transform::NegExp, ro(false, 0, 1), false);
+        add(format!("{la}norm.weight"), vec![h.lin_v_dim], format!("{b}ssm_norm.weight"), f32_, Transform::None, None, false);
+        add(format!("{la}out_proj.weight"), vec![e, vd], format!("{b}ssm_out.weight"), out, Transform::None, ro(true, 0, h.lin_v_dim), false);
+    } else {
+        let sa = format!("{p}self_attn.");
+        let (hd, kvd) = (h.heads * h.head_dim, h.kv_heads * h.head_dim);
+        add(format!("{sa}q_proj.weight"), vec![2 * hd, e], format!("{b}attn_q.weight"), out, Transform::None, None, false);
+        add(format!("{sa}k_proj.weight"), vec![kvd, e], format!("{b}attn_k.weight"), out, Transform::None, None, false);
+        add(format!("{sa}v_proj.weight"), vec![kvd, e], format!("{b}attn_v.weight"), out, Transform::None, None, false);
+        add(format!("{sa}o_proj.weight"), vec![e, hd], format!("{b}attn_output.weight"), out, Transform::None, None, false);
+        add(format!("{sa}q_norm.weight"), vec![h.head_dim], format!("{b}attn_q_norm.weight"), f32_, Transform::AddOne, None, false);
+        add(format!("{sa}k_norm.weight"), vec![h.head_dim], format!("{b}attn_k_norm.weight"), f32_, Transform::AddOne, None, false);
+    }
+    add(format!("{p}post_attention_layernorm.weight"), vec![e], format!("{b}post_attention_norm.weight"), f32_, Transform::AddOne, None, false);
+    add(format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e], format!("{b}ffn_gate.weight"), out, Transform::None, None, false);
+    add(format!("{p}mlp.up_proj.weight"), vec![h.ffn, e], format!("{b}ffn_up.weight"), out, Transform::None, None, false);
+    add(format!("{p}mlp.down_proj.weight"), vec![e, h.ffn], format!("{b}ffn_down.weight"), out, Transform::None, None, false);
+    specs
+}
+
+/// Plans every output tensor of the trunk (everything but an MTP head), checking that each
+/// source exists with the shape the config implies. `out` is the type of the large matrices;
+/// small and precision-critical tensors are F32 whatever `out` is. Also returns the checkpoint
+/// tensors not planned (vision tower, MTP head).
 #[rustfmt::skip] // one line per tensor: the mapping reads as a table
 pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>, Vec<String>), ConvertError> {
     let lm = if ck.tensors.keys().any(|k| k.starts_with("model.language_model.")) {
@@ -289,75 +403,21 @@ pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>
     } else {
         "model."
     };
-    let mut plan = Vec::new();
-    let add = |plan: &mut Vec<Planned>, src: String, hf_shape: Vec<usize>, name: String, ty: GgmlType, transform: Transform, reorder: Option<Reorder>, squeeze: bool| -> Result<(), ConvertError> {
-        let t = ck.tensors.get(&src).ok_or_else(|| ConvertError::MissingTensor(src.clone()))?;
-        let actual = if squeeze {
-            t.shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>()
-        } else {
-            t.shape.clone()
-        };
-        if actual != hf_shape {
-            return Err(ConvertError::Shape {
-                tensor: src,
-                actual: t.shape.clone(),
-                expected: hf_shape,
-            });
-        }
-        plan.push(Planned {
-            info: TensorInfo {
-                name,
-                ne: hf_shape.iter().rev().map(|&d| d as u64).collect(),
-                ty,
-            },
-            source: src,
-            transform,
-            reorder,
-        });
-        Ok(())
-    };
+    let mut specs = Vec::new();
     let f32_ = GgmlType::F32;
     let (e, v) = (h.hidden, h.vocab);
-    add(&mut plan, format!("{lm}embed_tokens.weight"), vec![v, e], "token_embd.weight".into(), out, Transform::None, None, false)?;
-    let reorder_needed = h.lin_k_heads != h.lin_v_heads;
-    let ro = |cols: bool, start: usize, hsize: usize| {
-        reorder_needed.then_some(Reorder { cols, start, nk: h.lin_k_heads, nv: h.lin_v_heads, h: hsize })
+    let spec = |source: String, hf_shape: Vec<usize>, name: &str, ty: GgmlType, transform: Transform| {
+        Spec { source, hf_shape, name: name.into(), ty, transform, reorder: None, squeeze: false }
     };
+    specs.push(spec(format!("{lm}embed_tokens.weight"), vec![v, e], "token_embd.weight", out, Transform::None));
     for i in 0..h.layers {
-        let p = format!("{lm}layers.{i}.");
-        let b = format!("blk.{i}.");
-        add(&mut plan, format!("{p}input_layernorm.weight"), vec![e], format!("{b}attn_norm.weight"), f32_, Transform::AddOne, None, false)?;
-        if h.recurrent[i] {
-            let la = format!("{p}linear_attn.");
-            let (kd, vd, cd, nv) = (h.key_dim(), h.value_dim(), h.conv_dim(), h.lin_v_heads);
-            add(&mut plan, format!("{la}in_proj_qkv.weight"), vec![cd, e], format!("{b}attn_qkv.weight"), out, Transform::None, ro(false, 2 * kd, h.lin_v_dim), false)?;
-            add(&mut plan, format!("{la}in_proj_z.weight"), vec![vd, e], format!("{b}attn_gate.weight"), out, Transform::None, ro(false, 0, h.lin_v_dim), false)?;
-            add(&mut plan, format!("{la}in_proj_b.weight"), vec![nv, e], format!("{b}ssm_beta.weight"), out, Transform::None, ro(false, 0, 1), false)?;
-            add(&mut plan, format!("{la}in_proj_a.weight"), vec![nv, e], format!("{b}ssm_alpha.weight"), out, Transform::None, ro(false, 0, 1), false)?;
-            add(&mut plan, format!("{la}conv1d.weight"), vec![cd, h.conv_kernel], format!("{b}ssm_conv1d.weight"), f32_, Transform::None, ro(false, 2 * kd, h.lin_v_dim), true)?;
-            add(&mut plan, format!("{la}dt_bias"), vec![nv], format!("{b}ssm_dt.bias"), f32_, Transform::None, ro(false, 0, 1), false)?;
-            add(&mut plan, format!("{la}A_log"), vec![nv], format!("{b}ssm_a"), f32_, Transform::NegExp, ro(false, 0, 1), false)?;
-            add(&mut plan, format!("{la}norm.weight"), vec![h.lin_v_dim], format!("{b}ssm_norm.weight"), f32_, Transform::None, None, false)?;
-            add(&mut plan, format!("{la}out_proj.weight"), vec![e, vd], format!("{b}ssm_out.weight"), out, Transform::None, ro(true, 0, h.lin_v_dim), false)?;
-        } else {
-            let sa = format!("{p}self_attn.");
-            let (hd, kvd) = (h.heads * h.head_dim, h.kv_heads * h.head_dim);
-            add(&mut plan, format!("{sa}q_proj.weight"), vec![2 * hd, e], format!("{b}attn_q.weight"), out, Transform::None, None, false)?;
-            add(&mut plan, format!("{sa}k_proj.weight"), vec![kvd, e], format!("{b}attn_k.weight"), out, Transform::None, None, false)?;
-            add(&mut plan, format!("{sa}v_proj.weight"), vec![kvd, e], format!("{b}attn_v.weight"), out, Transform::None, None, false)?;
-            add(&mut plan, format!("{sa}o_proj.weight"), vec![e, hd], format!("{b}attn_output.weight"), out, Transform::None, None, false)?;
-            add(&mut plan, format!("{sa}q_norm.weight"), vec![h.head_dim], format!("{b}attn_q_norm.weight"), f32_, Transform::AddOne, None, false)?;
-            add(&mut plan, format!("{sa}k_norm.weight"), vec![h.head_dim], format!("{b}attn_k_norm.weight"), f32_, Transform::AddOne, None, false)?;
-        }
-        add(&mut plan, format!("{p}post_attention_layernorm.weight"), vec![e], format!("{b}post_attention_norm.weight"), f32_, Transform::AddOne, None, false)?;
-        add(&mut plan, format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e], format!("{b}ffn_gate.weight"), out, Transform::None, None, false)?;
-        add(&mut plan, format!("{p}mlp.up_proj.weight"), vec![h.ffn, e], format!("{b}ffn_up.weight"), out, Transform::None, None, false)?;
-        add(&mut plan, format!("{p}mlp.down_proj.weight"), vec![e, h.ffn], format!("{b}ffn_down.weight"), out, Transform::None, None, false)?;
+        specs.extend(block_specs(&format!("{lm}layers.{i}."), &format!("blk.{i}."), h, out, h.recurrent[i]));
     }
-    add(&mut plan, format!("{lm}norm.weight"), vec![e], "output_norm.weight".into(), f32_, Transform::AddOne, None, false)?;
+    specs.push(spec(format!("{lm}norm.weight"), vec![e], "output_norm.weight", f32_, Transform::AddOne));
     if ck.tensors.contains_key("lm_head.weight") {
-        add(&mut plan, "lm_head.weight".into(), vec![v, e], "output.weight".into(), out, Transform::None, None, false)?;
+        specs.push(spec("lm_head.weight".into(), vec![v, e], "output.weight", out, Transform::None));
     }
+    let plan = specs.iter().map(|s| s.resolve(ck)).collect::<Result<Vec<_>, _>>()?;
     // Everything else is dropped; report it so nothing disappears silently.
     let used: std::collections::HashSet<&str> = plan.iter().map(|p| p.source.as_str()).collect();
     let dropped = ck
@@ -367,6 +427,51 @@ pub fn plan(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<(Vec<Planned>
         .cloned()
         .collect();
     Ok((plan, dropped))
+}
+
+/// The prefix of the checkpoint's MTP head tensors (`mtp.`, or `model.mtp.` as some exports
+/// name them), or `None` when it has no head.
+pub fn mtp_prefix(ck: &Checkpoint) -> Option<&'static str> {
+    ["mtp.", "model.mtp."].into_iter().find(|p| ck.tensors.keys().any(|k| k.starts_with(p)))
+}
+
+/// The MTP head's tensors: source names under `prefix` (`mtp.`), written as block `il` (the
+/// trunk's layer count) of a model with the dimensions `h`.
+#[rustfmt::skip] // one line per tensor: the mapping reads as a table
+pub fn mtp_specs(prefix: &str, h: &Hparams, il: usize, out: GgmlType) -> Vec<Spec> {
+    let b = format!("blk.{il}.");
+    let mut specs = block_specs(&format!("{prefix}layers.0."), &b, h, out, false);
+    let e = h.hidden;
+    let norm = |source: &str, name: &str| Spec { source: format!("{prefix}{source}"), hf_shape: vec![e], name: format!("{b}nextn.{name}"), ty: GgmlType::F32, transform: Transform::AddOne, reorder: None, squeeze: false };
+    specs.push(Spec { source: format!("{prefix}fc.weight"), hf_shape: vec![e, 2 * e], name: format!("{b}nextn.eh_proj.weight"), ty: out, transform: Transform::None, reorder: None, squeeze: false });
+    specs.push(norm("pre_fc_norm_embedding.weight", "enorm.weight"));
+    specs.push(norm("pre_fc_norm_hidden.weight", "hnorm.weight"));
+    specs.push(norm("norm.weight", "shared_head_norm.weight"));
+    specs
+}
+
+/// Plans the checkpoint's own MTP head as block `h.layers` (see [`mtp_specs`]): every `mtp.*`
+/// tensor must be one llama.cpp's `qwen35` loader reads, with the shape the config implies.
+/// `None` when the checkpoint has no head.
+pub fn plan_mtp(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<Option<Vec<Planned>>, ConvertError> {
+    let Some(prefix) = mtp_prefix(ck) else {
+        return Ok(None);
+    };
+    if let Some(n) = ck.hparam("mtp_num_hidden_layers").and_then(Value::as_u64).filter(|&n| n > 1) {
+        return Err(ConvertError::Mtp(format!(
+            "config.json has mtp_num_hidden_layers = {n}; llama.cpp's qwen35 reads one MTP block. Convert with --no-mtp"
+        )));
+    }
+    let specs = mtp_specs(prefix, h, h.layers, out);
+    let planned = specs.iter().map(|s| s.resolve(ck)).collect::<Result<Vec<_>, _>>()?;
+    let known: std::collections::HashSet<&str> = specs.iter().map(|s| s.source.as_str()).collect();
+    if let Some(extra) = ck.tensors.keys().find(|k| k.starts_with(prefix) && !known.contains(k.as_str())) {
+        return Err(ConvertError::Mtp(format!(
+            "tensor {extra} is not part of the MTP head llama.cpp's qwen35 reads (one dense full-attention block, \
+             fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm). Convert with --no-mtp to drop the head"
+        )));
+    }
+    Ok(Some(planned))
 }
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ pub struct Preset {
     pub vocab: usize,
     /// Whether the output projection is the embedding (tied).
     pub tied: bool,
+    /// Whether it has a (random) multi-token-prediction head, `mtp.*`, as Qwen's base releases
+    /// do; without one it is laid out like a fine-tuned checkpoint saved by transformers.
+    pub mtp: bool,
 }
 
 impl Preset {
@@ -57,6 +60,7 @@ impl Preset {
             conv_kernel: 4,
             vocab: 248_320,
             tied: true,
+            mtp: true,
         }
     }
 
@@ -75,6 +79,7 @@ impl Preset {
             conv_kernel: 4,
             vocab: 0,
             tied: true,
+            mtp: true,
         }
     }
 
@@ -123,6 +128,25 @@ impl Preset {
         if !self.tied {
             t.push(("lm_head.weight".into(), vec![vocab, e]));
         }
+        if self.mtp {
+            // One dense full-attention block plus the fusion projection and its norms.
+            let p = "mtp.layers.0.";
+            t.push(("mtp.fc.weight".into(), vec![e, 2 * e]));
+            t.push((format!("{p}input_layernorm.weight"), vec![e]));
+            t.push((format!("{p}mlp.down_proj.weight"), vec![e, self.ffn]));
+            t.push((format!("{p}mlp.gate_proj.weight"), vec![self.ffn, e]));
+            t.push((format!("{p}mlp.up_proj.weight"), vec![self.ffn, e]));
+            t.push((format!("{p}post_attention_layernorm.weight"), vec![e]));
+            t.push((format!("{p}self_attn.k_norm.weight"), vec![self.head_dim]));
+            t.push((format!("{p}self_attn.k_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
+            t.push((format!("{p}self_attn.o_proj.weight"), vec![e, self.heads * self.head_dim]));
+            t.push((format!("{p}self_attn.q_norm.weight"), vec![self.head_dim]));
+            t.push((format!("{p}self_attn.q_proj.weight"), vec![2 * self.heads * self.head_dim, e]));
+            t.push((format!("{p}self_attn.v_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
+            t.push(("mtp.norm.weight".into(), vec![e]));
+            t.push(("mtp.pre_fc_norm_embedding.weight".into(), vec![e]));
+            t.push(("mtp.pre_fc_norm_hidden.weight".into(), vec![e]));
+        }
         t
     }
 
@@ -140,6 +164,7 @@ impl Preset {
                 "head_dim": self.head_dim, "linear_num_key_heads": self.lin_k_heads, "linear_num_value_heads": self.lin_v_heads,
                 "linear_key_head_dim": self.lin_head_dim, "linear_value_head_dim": self.lin_head_dim,
                 "linear_conv_kernel_dim": self.conv_kernel, "layer_types": layer_types, "full_attention_interval": 4,
+                "mtp_num_hidden_layers": 1, "mtp_use_dedicated_embeddings": false,
                 "vocab_size": vocab, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "hidden_act": "silu",
                 "rope_parameters": {"rope_type": "default", "rope_theta": 1.0e7, "partial_rotary_factor": 0.25,
                                     "mrope_section": [11, 11, 10], "mrope_interleaved": true},

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale_convert::synth::Preset;
-use sqale_convert::{ConvertOptions, OutType, Progress, QuantType};
+use sqale_convert::{ConvertOptions, Graft, IfPresent, Mtp, OutType, Progress, QuantType};
 
 fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     if quiet {
@@ -39,20 +39,49 @@ pub struct ConvertArgs {
     /// Threads for quantisation.
     #[arg(long, short = 't')]
     threads: Option<i32>,
+    /// Leave out the multi-token-prediction head (kept by default when the checkpoint has one).
+    #[arg(long, conflicts_with = "mtp_from")]
+    no_mtp: bool,
+    /// Graft the MTP head of this base model (a Qwen3.5 checkpoint folder, or a qwen35 GGUF with a
+    /// head) onto a checkpoint without one, such as a fine-tune saved by transformers. The base
+    /// must have the same architecture, dimensions and vocabulary.
+    #[arg(long, value_name = "CHECKPOINT_OR_GGUF")]
+    mtp_from: Option<PathBuf>,
+    /// With --mtp-from: replace the checkpoint's own head (without it, a checkpoint that has a
+    /// head is refused).
+    #[arg(long, requires = "mtp_from")]
+    mtp_replace: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
 }
 
+/// The head option of `sqale convert`'s flags.
+fn mtp_mode(no_mtp: bool, from: Option<PathBuf>, replace: bool) -> Mtp {
+    match from {
+        _ if no_mtp => Mtp::Drop,
+        Some(from) => {
+            Mtp::Graft(Graft { from, if_present: if replace { IfPresent::Replace } else { IfPresent::Refuse } })
+        }
+        None => Mtp::Keep,
+    }
+}
+
 pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
     let out_type: OutType = args.out_type.parse().map_err(anyhow::Error::msg)?;
-    let opts = ConvertOptions { out_type, name: args.name, repo: None, threads: args.threads };
+    let mtp = mtp_mode(args.no_mtp, args.mtp_from, args.mtp_replace);
+    let opts = ConvertOptions { out_type, name: args.name, repo: None, threads: args.threads, mtp };
     let report = run_convert(&args.checkpoint, &args.output, &opts, args.json)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        let head = match (&report.mtp_source, report.mtp_tensors) {
+            (_, 0) => "no MTP head".to_string(),
+            (Some(from), n) => format!("MTP head of {} grafted, {n} tensors", from.display()),
+            (None, n) => format!("MTP head kept, {n} tensors"),
+        };
         println!(
-            "wrote {} ({}, {:.1} MB, {} tensors, {} dropped) in {:.1} s{}",
+            "wrote {} ({}, {:.1} MB, {} tensors, {} dropped, {head}) in {:.1} s{}",
             report.output.display(),
             out_type,
             report.bytes as f64 / 1e6,
@@ -145,6 +174,10 @@ pub struct SynthArgs {
     /// Untied output head (lm_head.weight).
     #[arg(long)]
     untied: bool,
+    /// No multi-token-prediction head (by default the checkpoint has a random one, mtp.*, so that
+    /// speculative decoding can be benchmarked on it).
+    #[arg(long)]
+    no_mtp: bool,
     /// Largest shard in MB.
     #[arg(long, default_value_t = 2000)]
     shard_mb: usize,
@@ -160,6 +193,7 @@ pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
     let mut preset = Preset::by_name(&args.preset)
         .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b or tiny", args.preset))?;
     preset.tied = !args.untied;
+    preset.mtp = !args.no_mtp;
     let mut pb: Option<ProgressBar> = None;
     let bytes = sqale_convert::synth::write_checkpoint(
         &args.output,

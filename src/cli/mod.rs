@@ -202,6 +202,8 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
         }
     } else if let Some(sqale::pull::PullError::NotCached { .. }) = e.downcast_ref() {
         Some("or pass --model with a local GGUF file")
+    } else if let Some(sqale::pull::PullError::MtpBase { .. }) = e.downcast_ref() {
+        Some("pass --no-mtp to pull it without a head")
     } else if let Some(err) = e.downcast_ref::<EnvError>() {
         env_hint(err)
     } else if let Some(err) = e.downcast_ref::<AgentError>() {

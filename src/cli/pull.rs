@@ -20,13 +20,32 @@ pub struct PullArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Leave out the multi-token-prediction head. By default a model keeps its own, and a
+    /// registry model without one (a fine-tune) gets its base model's head grafted, which means
+    /// fetching the base checkpoint too.
+    #[arg(long)]
+    no_mtp: bool,
 }
 
-/// Fetches, converts and installs `entry` as `ty`; returns the GGUF path.
+/// Fetches, converts and installs `entry` as `ty` with its MTP head (see [`pull_entry_mtp`]);
+/// returns the GGUF path.
 pub fn pull_entry(entry: &Entry, ty: &str, threads: Option<i32>, quiet: bool) -> anyhow::Result<PathBuf> {
+    pull_entry_mtp(entry, ty, threads, quiet, false)
+}
+
+/// Fetches, converts and installs `entry` as `ty`; the MTP head is its own, else grafted from
+/// the registry's `mtp_from` model, and left out when `no_mtp`. Returns the GGUF path.
+pub fn pull_entry_mtp(
+    entry: &Entry,
+    ty: &str,
+    threads: Option<i32>,
+    quiet: bool,
+    no_mtp: bool,
+) -> anyhow::Result<PathBuf> {
     let snapshot = pull::fetch_checkpoint(entry, !quiet)?;
+    let mtp = pull::mtp_for(entry, &snapshot, no_mtp, !quiet)?;
     let mut last = 0usize;
-    let (gguf, manifest) = pull::install(entry, &snapshot, ty, threads, &mut |p| {
+    let (gguf, manifest) = pull::install(entry, &snapshot, ty, threads, mtp, &mut |p| {
         if quiet {
             return;
         }
@@ -62,7 +81,7 @@ pub fn run(args: PullArgs) -> anyhow::Result<()> {
     };
     let entry = pull::resolve(&name)?;
     let ty = args.out_type.unwrap_or_else(|| entry.default_type.clone());
-    let gguf = pull_entry(&entry, &ty, args.threads, args.json)?;
+    let gguf = pull_entry_mtp(&entry, &ty, args.threads, args.json, args.no_mtp)?;
     if args.json {
         let manifest = std::fs::read_to_string(gguf.with_extension("json"))?;
         println!("{manifest}");

@@ -15,7 +15,7 @@ pub const HEADROOM: f64 = 1.1;
 pub struct Shape {
     /// `general.architecture`.
     pub architecture: String,
-    /// Layers.
+    /// Layers of the trunk (an MTP head's blocks are not counted).
     pub layers: u64,
     /// Of which recurrent (linear attention or SSM); the rest keep a KV cache.
     pub recurrent_layers: u64,
@@ -47,7 +47,10 @@ impl Shape {
     pub fn from_metadata(meta: &dyn Fn(&str) -> Option<String>, recurrent: bool, hybrid: bool) -> Shape {
         let architecture = meta("general.architecture").unwrap_or_default();
         let num = |k: &str| meta(&format!("{architecture}.{k}")).and_then(|v| v.parse::<u64>().ok());
-        let layers = num("block_count").unwrap_or(0);
+        // An MTP head's blocks (`nextn_predict_layers`) are counted in `block_count`, but the main
+        // context keeps no cache for them (llama.cpp filters them out); the drafter's own context
+        // does, which this estimate leaves out.
+        let layers = num("block_count").unwrap_or(0).saturating_sub(num("nextn_predict_layers").unwrap_or(0));
         let heads = num("attention.head_count").unwrap_or(1).max(1);
         let embd = num("embedding_length").unwrap_or(0);
         let recurrent_layers = match num("full_attention_interval") {
@@ -126,7 +129,7 @@ pub struct Estimate {
     pub ctx: u32,
     /// `general.architecture`.
     pub architecture: String,
-    /// Layers.
+    /// Layers of the trunk (an MTP head's blocks are not counted).
     pub layers: u64,
     /// Layers with a KV cache.
     pub full_attention_layers: u64,
@@ -173,6 +176,11 @@ mod tests {
 
     /// The `qwen35.*` metadata the converter writes for the synthetic Qwen3.5-2B, as text.
     fn qwen35_2b_metadata() -> HashMap<String, String> {
+        qwen35_2b_metadata_with(0)
+    }
+
+    /// The same with `nextn` MTP blocks after the trunk.
+    fn qwen35_2b_metadata_with(nextn: usize) -> HashMap<String, String> {
         use sqale_convert::gguf::Value as Gv;
         let preset = sqale_convert::synth::Preset::qwen35_2b();
         let ck = sqale_convert::checkpoint::Checkpoint {
@@ -186,7 +194,8 @@ mod tests {
             chat_template: None,
             generation_config: None,
         };
-        let hp = sqale_convert::qwen35::Hparams::from_checkpoint(&ck).unwrap();
+        let mut hp = sqale_convert::qwen35::Hparams::from_checkpoint(&ck).unwrap();
+        hp.nextn_layers = nextn;
         let mut meta: HashMap<String, String> = hp
             .metadata()
             .into_iter()
@@ -214,6 +223,15 @@ mod tests {
         assert_eq!(e.recurrent_state_bytes, 18 * (3 * (2048 + 2 * 16 * 128) * 4 + 16 * 128 * 128 * 4));
         assert_eq!(e.total_bytes, 1_000 + e.kv_cache_bytes + e.recurrent_state_bytes);
         assert_eq!(e.architecture, "qwen35");
+    }
+
+    #[test]
+    fn an_mtp_head_adds_no_layer_to_the_main_context() {
+        // block_count is 25 with the head; the main context caches the 24 trunk layers only.
+        let meta = qwen35_2b_metadata_with(1);
+        assert_eq!(meta["qwen35.block_count"], "25");
+        let shape = Shape::from_metadata(&|k| meta.get(k).cloned(), false, true);
+        assert_eq!((shape.layers, shape.full_attention_layers(), shape.recurrent_layers), (24, 6, 18));
     }
 
     #[test]
