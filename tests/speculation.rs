@@ -190,7 +190,13 @@ fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
 fn tiny_qwen35(dir: &Path) -> PathBuf {
     let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/untied");
     let out = dir.join("tiny-f16.gguf");
-    let opts = sqale_convert::ConvertOptions { out_type: "f16".parse().unwrap(), name: None, repo: None, threads: Some(2) };
+    let opts = sqale_convert::ConvertOptions {
+        out_type: "f16".parse().unwrap(),
+        name: None,
+        repo: None,
+        threads: Some(2),
+        ..Default::default()
+    };
     sqale_convert::convert(&ck, &out, &opts, &mut |_| {}).unwrap();
     out
 }

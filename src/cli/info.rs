@@ -62,7 +62,12 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             m.model, m.architecture, m.layers, m.full_attention_layers, m.recurrent_layers
         );
         println!("  weights           {:>8.2} GiB", gib(m.weights_bytes));
-        println!("  KV cache @ {}  {:>8.2} GiB (f16, full-attention layers only)", m.ctx, gib(m.kv_cache_bytes));
+        println!(
+            "  KV cache @ {}  {:>8.2} GiB ({}, full-attention layers only)",
+            m.ctx,
+            gib(m.kv_cache_bytes),
+            m.kv_cache_type
+        );
         println!("  recurrent state   {:>8.3} GiB", gib(m.recurrent_state_bytes));
         let fits = match m.fits_in_available_memory {
             Some(true) => ": fits",

@@ -11,12 +11,18 @@
 //!   its kernel by batch shape (a lone query over 512+ cached tokens is split across threads and
 //!   reduced, other shapes are not), so a row's rounding would depend on its batch; the plain
 //!   path rounds a row the same way whatever the batch, and is no slower on CPU at these lengths
-//!   (README, "Many episodes at once").
+//!   (README, "Many episodes at once");
+//! - on the CPU backend the KV cache is f32: with f16 K and V, the attention products of four or
+//!   more query rows of one sequence take llama.cpp's tinyBLAS f16 path while one row takes the
+//!   plain dot product, so a verify batch's rows from the fourth on differed from one-token
+//!   decoding (up to 0.76 in a logit on SmolLM2); with f32 every row is bit-identical (measured
+//!   with `examples/verify_probe.rs`; README, "Speculative decoding"). It costs twice the KV
+//!   memory, which for Qwen3.5's six full-attention layers is 0.4 GiB at 16,384 tokens.
 
 use std::num::NonZeroU32;
 use std::time::Instant;
 
-use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams};
 use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -103,17 +109,16 @@ impl<'m> Core<'m> {
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
         if !model.on_gpu() {
-            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
+            params = params
+                .with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED)
+                .with_type_k(KvCacheType::F32)
+                .with_type_v(KvCacheType::F32);
         }
         // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a
         // snapshot per token for the last `n_rs_seq` tokens so that a rejected draft can be
         // dropped (README, "Speculative decoding").
         if draft > 0 && model.is_recurrent_or_hybrid() {
             params = params.with_n_rs_seq(draft as u32);
-        }
-        if std::env::var_os("SQALE_PROBE_KV_F32").is_some() {
-            use llama_cpp_2::context::params::KvCacheType;
-            params = params.with_type_k(KvCacheType::F32).with_type_v(KvCacheType::F32);
         }
         let ctx = model.new_context(params)?;
         let per_seq = ctx.n_ctx() as usize / seqs;

@@ -35,6 +35,9 @@ pub struct Shape {
     pub ssm_inner: u64,
     /// Value heads of a recurrent layer (`ssm.time_step_rank`).
     pub ssm_heads: u64,
+    /// Bytes per cached K or V value: 4 where the engine keeps an f32 cache (the CPU backend:
+    /// [`crate::engine`]), 2 for f16 (GPU backends).
+    pub kv_value_bytes: u64,
 }
 
 impl Shape {
@@ -59,6 +62,7 @@ impl Shape {
             _ => 0,
         };
         Shape {
+            kv_value_bytes: 2,
             layers,
             recurrent_layers,
             kv_heads: num("attention.head_count_kv").unwrap_or(heads),
@@ -76,7 +80,8 @@ impl Shape {
     /// The shape of a loaded model.
     pub fn of(model: &Model) -> Shape {
         let llama = model.llama();
-        Shape::from_metadata(&|k| model.meta(k), llama.is_recurrent(), llama.is_hybrid())
+        let shape = Shape::from_metadata(&|k| model.meta(k), llama.is_recurrent(), llama.is_hybrid());
+        Shape { kv_value_bytes: if model.on_gpu() { 2 } else { 4 }, ..shape }
     }
 
     /// Layers with a KV cache.
@@ -84,9 +89,9 @@ impl Shape {
         self.layers - self.recurrent_layers
     }
 
-    /// Bytes of f16 K and V for `ctx` tokens over the full-attention layers.
+    /// Bytes of K and V for `ctx` tokens over the full-attention layers.
     pub fn kv_cache_bytes(&self, ctx: u64) -> u64 {
-        ctx * self.full_attention_layers() * self.kv_heads * (self.key_length + self.value_length) * 2
+        ctx * self.full_attention_layers() * self.kv_heads * (self.key_length + self.value_length) * self.kv_value_bytes
     }
 
     /// Bytes of f32 recurrent state (convolution window and SSM state) over the recurrent layers.
@@ -113,6 +118,7 @@ impl Shape {
             recurrent_layers: self.recurrent_layers,
             weights_bytes,
             kv_cache_bytes,
+            kv_cache_type: if self.kv_value_bytes == 4 { "f32" } else { "f16" },
             recurrent_state_bytes,
             total_bytes: weights_bytes + kv_cache_bytes + recurrent_state_bytes,
             fits_in_available_memory: None,
@@ -137,8 +143,10 @@ pub struct Estimate {
     pub recurrent_layers: u64,
     /// Bytes of weights.
     pub weights_bytes: u64,
-    /// Bytes of KV cache (f16) at `ctx`.
+    /// Bytes of KV cache at `ctx`.
     pub kv_cache_bytes: u64,
+    /// Its value type (`f32` on the CPU backend, `f16` on a GPU).
+    pub kv_cache_type: &'static str,
     /// Bytes of recurrent state (f32).
     pub recurrent_state_bytes: u64,
     /// The sum.
