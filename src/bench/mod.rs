@@ -3,22 +3,30 @@
 //! - [`speed`]: prefill and decode tokens/s (comparable with llama.cpp's `llama-bench` pp/tg);
 //! - [`replay`]: what the prompt cache saves over a six-tool-turn episode (and, optionally, two
 //!   live episodes' token counts);
-//! - [`parallel`]: a benchmark's episodes at several sequence counts through one loaded model.
+//! - [`parallel`]: a benchmark's episodes at several sequence counts through one loaded model;
+//! - [`speculation`]: the verify cost curve, the oracle ceiling of speculative decoding and the
+//!   speed-up the curve predicts (the replay also times speculation on and off).
 //!
 //! The reports serialize to the JSON `sqale bench --json` prints.
 
 pub mod parallel;
 pub mod replay;
+pub mod speculation;
 pub mod speed;
 
 pub use parallel::{check_values, parallel, ParallelReport, ParallelRun, ParallelSetup, MAX_PARALLEL};
-pub use replay::{replay, replay_script, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport, SIX_TURNS};
+pub use replay::{
+    replay, replay_script, replay_speculation, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport,
+    SpeculativeReplay, SIX_TURNS,
+};
+pub use speculation::{speculation, SpeculationReport, SpeculationSetup};
 pub use speed::{speed, SpeedReport, SpeedSizes};
 
 use crate::agent::AgentError;
 use crate::engine::EngineError;
 use crate::eval::EvalError;
 use crate::generate::GenerateError;
+use crate::prompt::PromptError;
 
 /// Why a benchmark could not run. Messages name what failed; the cause is the error's
 /// [`source`](std::error::Error::source) (print the chain, e.g. anyhow's `{:#}`).
@@ -48,6 +56,9 @@ pub enum BenchError {
     /// The scratch folder for the parallel runs' results could not be made.
     #[error("scratch folder for the results")]
     Scratch(#[source] std::io::Error),
+    /// The agent prompt's user turn could not be made for the question.
+    #[error("the agent prompt's user turn")]
+    Prompt(#[source] PromptError),
     /// No sequence counts, or one outside 1 to [`MAX_PARALLEL`].
     #[error("sequence counts must be 1-{max}, at least one, got {0:?}", max = MAX_PARALLEL)]
     Parallel(Vec<u32>),

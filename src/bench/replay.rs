@@ -1,6 +1,6 @@
 //! What prompt caching saves over a real episode: a six-tool-turn conversation replayed through
 //! the model with each token decoded once, and with the conversation re-decoded before every
-//! assistant turn.
+//! assistant turn; and what speculative decoding saves on it ([`replay_speculation`]).
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,6 +12,7 @@ use super::BenchError;
 use crate::agent::{Agent, EndedBy, Episode, Settings};
 use crate::engine::Engine;
 use crate::generate::{Generator, ScriptedGenerator};
+use crate::speculate::{SpecCounts, Speculate};
 
 /// The replay's question by default (it fits [`SIX_TURNS`] and the demo database).
 pub const QUESTION: &str = "Which supplier shipped the most back-ordered items last quarter?";
@@ -66,6 +67,38 @@ pub struct ReplayReport {
     /// Two live episodes, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveEpisodes>,
+    /// The same episode with speculation off and on ([`replay_speculation`]), when run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculation: Option<SpeculativeReplay>,
+}
+
+/// A scripted episode replayed with the generated tokens decoded one by one (speculation off)
+/// and as the engine's drafters allow ([`Engine::decode_generated`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeculativeReplay {
+    /// The engine's speculation mode (`auto` drafts by prompt lookup on a model without an MTP
+    /// head).
+    pub speculate: Speculate,
+    /// Tokens of the whole conversation.
+    pub context_tokens: usize,
+    /// Of which the assistant's.
+    pub generated_tokens: usize,
+    /// Seconds of the episode, speculation off.
+    pub off_seconds: f64,
+    /// Seconds of the episode, speculation on.
+    pub on_seconds: f64,
+    /// `off_seconds / on_seconds` (above 1: speculation is faster).
+    pub off_over_on: f64,
+    /// Of `off_seconds`, decoding the assistant's tokens.
+    pub generated_off_seconds: f64,
+    /// Of `on_seconds`, decoding the assistant's tokens.
+    pub generated_on_seconds: f64,
+    /// What the drafters proposed and what was kept, speculation on.
+    pub counts: SpecCounts,
+    /// Prompt lookup's generated tokens per verify step.
+    pub lookup_tokens_per_step: f64,
+    /// Prompt lookup's accepted share of drafted tokens.
+    pub lookup_acceptance: f64,
 }
 
 /// Two live episodes of the same question on one engine: the second can reuse the first's
@@ -144,16 +177,7 @@ pub fn replay_script(
     db: &Path,
     live: Option<LiveSettings>,
 ) -> Result<ReplayReport, BenchError> {
-    let mut scripted = Agent::new(ScriptedGenerator::new(script.iter().copied()), Settings::default());
-    let ep = scripted.run(question, db).map_err(BenchError::Scripted)?;
-    let model = engine.model();
-    let segments: Vec<(Vec<LlamaToken>, bool)> = scripted
-        .generator()
-        .segments()
-        .iter()
-        .enumerate()
-        .map(|(i, (text, generated))| (model.tokenize(text, i == 0), *generated))
-        .collect();
+    let (ep, segments) = scripted_segments(engine, script, question, db)?;
     let context_tokens: usize = segments.iter().map(|s| s.0.len()).sum();
     let generated_tokens: usize = segments.iter().filter(|s| s.1).map(|s| s.0.len()).sum();
 
@@ -203,5 +227,80 @@ pub fn replay_script(
         redecode_seconds,
         redecode_over_cached: redecode_seconds / cached_seconds,
         live,
+        speculation: None,
+    })
+}
+
+/// The scripted episode and its conversation as the model's tokens, in segments: appended text
+/// (`false`) and the assistant's completions (`true`).
+type Segments = Vec<(Vec<LlamaToken>, bool)>;
+
+/// Plays `script` with the agent and tokenises the conversation with `engine`'s model.
+fn scripted_segments(
+    engine: &Engine<'_>,
+    script: &[&str],
+    question: &str,
+    db: &Path,
+) -> Result<(Episode, Segments), BenchError> {
+    let mut scripted = Agent::new(ScriptedGenerator::new(script.iter().copied()), Settings::default());
+    let ep = scripted.run(question, db).map_err(BenchError::Scripted)?;
+    let model = engine.model();
+    let segments = scripted
+        .generator()
+        .segments()
+        .iter()
+        .enumerate()
+        .map(|(i, (text, generated))| (model.tokenize(text, i == 0), *generated))
+        .collect();
+    Ok((ep, segments))
+}
+
+/// Replays `segments` from an empty sequence, appended text in batches and generated tokens one by
+/// one or, with `speculate`, with the engine's drafters; returns the seconds in all and of the
+/// generated tokens.
+fn timed_replay(engine: &mut Engine<'_>, segments: &Segments, speculate: bool) -> Result<(f64, f64), BenchError> {
+    engine.clear();
+    let mut generated_seconds = 0.0;
+    let t = Instant::now();
+    for (tokens, generated) in segments {
+        let g = Instant::now();
+        match (generated, speculate) {
+            (false, _) => decode(engine, tokens, false)?,
+            (true, false) => decode(engine, tokens, true)?,
+            (true, true) => engine.decode_generated(tokens)?,
+        }
+        if *generated {
+            generated_seconds += g.elapsed().as_secs_f64();
+        }
+    }
+    Ok((t.elapsed().as_secs_f64(), generated_seconds))
+}
+
+/// What speculative decoding saves on a scripted episode: the conversation of `script` (as in
+/// [`replay_script`]) replayed through `engine` twice, the assistant's tokens decoded one by one
+/// (speculation off), then with [`Engine::decode_generated`] and the drafters of `engine`'s
+/// speculation mode, drafts checked against the script's tokens.
+pub fn replay_speculation(
+    engine: &mut Engine<'_>,
+    script: &[&str],
+    question: &str,
+    db: &Path,
+) -> Result<SpeculativeReplay, BenchError> {
+    let (_, segments) = scripted_segments(engine, script, question, db)?;
+    let (off_seconds, generated_off_seconds) = timed_replay(engine, &segments, false)?;
+    let (on_seconds, generated_on_seconds) = timed_replay(engine, &segments, true)?;
+    let counts = engine.counters().speculation;
+    Ok(SpeculativeReplay {
+        speculate: engine.options().speculate,
+        context_tokens: segments.iter().map(|s| s.0.len()).sum(),
+        generated_tokens: segments.iter().filter(|s| s.1).map(|s| s.0.len()).sum(),
+        off_seconds,
+        on_seconds,
+        off_over_on: off_seconds / on_seconds,
+        generated_off_seconds,
+        generated_on_seconds,
+        counts,
+        lookup_tokens_per_step: counts.lookup.tokens_per_step(),
+        lookup_acceptance: counts.lookup.acceptance(),
     })
 }

@@ -63,6 +63,9 @@ pub struct SpeedReport {
     /// The prompt-cache replay, when one was run on the same engine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub episode: Option<super::ReplayReport>,
+    /// What speculative decoding can gain ([`super::speculation`]), when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculation: Option<super::SpeculationReport>,
 }
 
 /// Deterministic pseudo-random token ids (xorshift), as llama-bench feeds random tokens.
@@ -125,6 +128,7 @@ pub fn speed(
         tg_tps_mean,
         tg_tps_sd,
         episode: None,
+        speculation: None,
     })
 }
 

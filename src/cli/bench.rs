@@ -1,11 +1,15 @@
 //! `sqale bench`: prefill and decode speed through sqale's own engine (comparable with
-//! llama.cpp's `llama-bench` pp/tg), what prompt caching saves over a real episode, and a
-//! benchmark's throughput at several `--parallel` values. The measuring is [`sqale::bench`]'s.
+//! llama.cpp's `llama-bench` pp/tg), what prompt caching and speculative decoding save over a
+//! real episode, what speculative decoding can gain at best (`--speculation`), and a benchmark's
+//! throughput at several `--parallel` values. The measuring is [`sqale::bench`]'s.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use sqale::bench::{self, BenchError, LiveSettings, ParallelReport, ParallelSetup, SpeedReport, SpeedSizes};
+use sqale::bench::{
+    self, BenchError, LiveSettings, ParallelReport, ParallelSetup, SpeculationReport, SpeculationSetup, SpeedReport,
+    SpeedSizes,
+};
 use sqale::engine::Engine;
 use sqale::generate::GenerateError;
 
@@ -25,9 +29,15 @@ pub struct BenchArgs {
     /// Timed repetitions (after one warm-up).
     #[arg(long, default_value_t = bench::speed::REPETITIONS, value_parser = clap::value_parser!(u64).range(1..))]
     reps: u64,
-    /// Also replay a six-tool-turn episode with and without the prompt cache.
+    /// Also replay a six-tool-turn episode with and without the prompt cache, and with
+    /// speculation off and on (`--speculate`'s mode).
     #[arg(long)]
     episode: bool,
+    /// Also measure speculative decoding: the verify cost of k = 1..8 draft tokens against a
+    /// plain step, the oracle ceiling (a drafter that knows the plain run's `--tg` tokens, same
+    /// `--seed`) and the speed-up the cost curve predicts at 50/70/90 % acceptance.
+    #[arg(long)]
+    speculation: bool,
     /// Question for the episode.
     #[arg(long, default_value = bench::replay::QUESTION)]
     question: String,
@@ -40,7 +50,7 @@ pub struct BenchArgs {
     /// Token budget of the live episodes.
     #[arg(long, default_value_t = sqale::defaults::MAX_EPISODE_TOKENS)]
     max_episode_tokens: usize,
-    /// Seed for the episode.
+    /// Seed for the episode and the speculation runs.
     #[arg(long, default_value_t = 1)]
     seed: u32,
     /// Run a benchmark's episodes at each of these `--parallel` values instead (e.g. 1,2,4,8):
@@ -97,7 +107,29 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.episode {
         let db = super::db_or_demo(args.db.clone())?;
         let live = args.live.then_some(LiveSettings { seed: args.seed, max_episode_tokens: args.max_episode_tokens });
-        report.episode = Some(bench::replay(&mut engine, &args.question, &db, live).map_err(hint)?);
+        let mut episode = bench::replay(&mut engine, &args.question, &db, live).map_err(hint)?;
+        if !args.json {
+            eprintln!("episode: speculation off and on");
+        }
+        episode.speculation =
+            Some(bench::replay_speculation(&mut engine, bench::SIX_TURNS, &args.question, &db).map_err(hint)?);
+        report.episode = Some(episode);
+    }
+    if args.speculation {
+        // One context at a time: the measurements make their own.
+        drop(engine);
+        let setup =
+            SpeculationSetup { question: args.question.clone(), tokens: args.tg, reps: args.reps, seed: args.seed };
+        let spec = bench::speculation(&model, &options, &setup, &mut |step| {
+            if !args.json {
+                eprint!("\r{step:<40}");
+            }
+        })
+        .map_err(hint)?;
+        if !args.json {
+            eprintln!();
+        }
+        report.speculation = Some(spec);
     }
     if args.json {
         return print_json(&report);
@@ -124,8 +156,103 @@ fn print_speed(r: &SpeedReport) -> anyhow::Result<()> {
         if let Some(l) = &e.live {
             println!("  live episodes: {}", serde_json::to_value(l)?);
         }
+        if let Some(s) = &e.speculation {
+            println!(
+                "  speculation off                   {} generated {:>8.2} s (generated tokens {:.2} s)",
+                s.generated_tokens, s.off_seconds, s.generated_off_seconds
+            );
+            println!(
+                "  speculation {:<8}              {} generated {:>8.2} s (generated tokens {:.2} s)",
+                s.speculate.to_string(),
+                s.generated_tokens,
+                s.on_seconds,
+                s.generated_on_seconds
+            );
+            println!("  off / on                          {:>17.2}x", s.off_over_on);
+            let l = &s.counts.lookup;
+            println!(
+                "  lookup: {} steps, {} drafted, {} accepted ({:.1} %), {:.2} tokens per verify step",
+                l.steps,
+                l.drafted,
+                l.accepted,
+                100.0 * s.lookup_acceptance,
+                s.lookup_tokens_per_step
+            );
+            if s.counts.replays > 0 {
+                println!("  sequence rebuilds after rejected drafts: {}", s.counts.replays);
+            }
+        }
+    }
+    if let Some(s) = &r.speculation {
+        print_speculation(s);
     }
     Ok(())
+}
+
+fn print_speculation(s: &SpeculationReport) {
+    let c = &s.cost;
+    println!(
+        "verify cost  after {} tokens of agent prompt, drafts all {} ({} kept by chance), {} reps",
+        c.context_tokens, c.drafts, c.drafts_accepted, s.reps
+    );
+    println!("  plain step {:.2} ms", 1e3 * c.plain_seconds);
+    println!("  {:>3} {:>5} {:>11} {:>10} {:>18}", "k", "rows", "verify ms", "plain ms", "cost(k+1)/cost(1)");
+    for row in &c.rows {
+        println!(
+            "  {:>3} {:>5} {:>11.2} {:>10.2} {:>18.2}",
+            row.k,
+            row.rows,
+            1e3 * row.verify_seconds,
+            1e3 * row.plain_seconds,
+            row.relative_cost
+        );
+    }
+    if c.replays > 0 {
+        println!("  sequence rebuilds after rejected drafts: {}", c.replays);
+    }
+    let o = &s.oracle;
+    println!(
+        "oracle       {} tokens after a {}-token prompt, seed {}, temperature {}: plain {:.1} tokens/s ({:.2} ± {:.2} s){}",
+        o.generated_tokens,
+        o.prompt_tokens,
+        o.seed,
+        o.temperature,
+        o.plain_tokens_per_second,
+        o.plain_seconds,
+        o.plain_seconds_sd,
+        if o.plain_repeatable { "" } else { ", plain runs DIFFER" }
+    );
+    println!(
+        "  {:>3} {:>9} {:>9} {:>11} {:>12} {:>10}",
+        "k", "tokens/s", "speed-up", "acceptance", "tokens/step", "identical"
+    );
+    for run in &o.runs {
+        println!(
+            "  {:>3} {:>9.1} {:>8.2}x {:>10.1}% {:>12.2} {:>10}",
+            run.k,
+            run.tokens_per_second,
+            run.speedup,
+            100.0 * run.acceptance,
+            run.tokens_per_step,
+            if run.identical { "yes" } else { "NO" }
+        );
+    }
+    println!("expected     from the cost curve");
+    println!(
+        "  {:>10} {:>6} {:>12} {:>6} {:>9} {:>9}",
+        "acceptance", "best k", "tokens/step", "cost", "speed-up", "planner k"
+    );
+    for e in &s.expected {
+        println!(
+            "  {:>9.0}% {:>6} {:>12.2} {:>6.2} {:>8.2}x {:>9}",
+            100.0 * e.acceptance,
+            e.best_k,
+            e.tokens_per_step,
+            e.relative_cost,
+            e.speedup,
+            e.planner_k
+        );
+    }
 }
 
 /// Runs the same questions at each `--parallel` value through one loaded model.
