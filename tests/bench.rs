@@ -1,12 +1,12 @@
 //! `sqale::bench` on the test model with tiny sizes: the typed reports hold together, and
-//! `sqale bench --json` prints the fields it always has.
+//! `sqale bench --json` prints the fields it always has (and the speculation section when asked).
 
 mod common;
 
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use sqale::bench::{self, SpeedSizes};
+use sqale::bench::{self, SpeculationSetup, SpeedSizes};
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
 use sqale::EndedBy;
 
@@ -59,10 +59,7 @@ fn speed_and_replay_reports_hold_together() {
 
     // The six-turn replay takes a minute on two busy cores (`sqale bench --episode` runs it): a
     // two-turn script here.
-    let script = [
-        "<think>\nLet me see the tables.\n</think>\n\n{\"tool\": \"list_tables\", \"args\": {}}",
-        "<think>\nCount the suppliers.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT COUNT(*) FROM suppliers\"}}",
-    ];
+    let script = TWO_TURNS;
     let t = std::time::Instant::now();
     let e =
         bench::replay_script(&mut engine, &script, "How many suppliers are there?", &common::demo_db(), None).unwrap();
@@ -117,6 +114,124 @@ fn speed_and_replay_reports_hold_together() {
     );
 }
 
+/// The two-turn script the replays here use (the six-turn one takes a minute on two busy cores).
+const TWO_TURNS: [&str; 2] = [
+    "<think>\nLet me see the tables.\n</think>\n\n{\"tool\": \"list_tables\", \"args\": {}}",
+    "<think>\nCount the suppliers.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT COUNT(*) FROM suppliers\"}}",
+];
+
+#[test]
+fn speculation_bench_measures_every_draft_length_and_the_oracle_plays_the_plain_run() {
+    let path = common::test_model();
+    let model = Model::load(&path, &ModelOptions { gpu_layers: Some(0), ..Default::default() }).unwrap();
+    // Greedy: a verify batch's rows match one-token decoding bit for bit only in the first verify
+    // step after appended text; in later ones SmolLM2's logits differ by up to ~0.9 (measured
+    // with the working tree of b018cf1), so a sampled oracle run drifts from the plain run after
+    // a dozen tokens while the argmax holds.
+    let options = EngineOptions { ctx: 4096, threads: Some(1), batch: 256, temperature: 0.0, ..Default::default() };
+    let setup = SpeculationSetup { question: bench::replay::QUESTION.to_string(), tokens: 32, reps: 1, seed: 1 };
+    let mut steps = Vec::new();
+    let t = std::time::Instant::now();
+    let s = bench::speculation(&model, &options, &setup, &mut |step| steps.push(step.to_string())).unwrap();
+    eprintln!("speculation bench: {:.1} s", t.elapsed().as_secs_f64());
+    assert!(steps.first().is_some_and(|s| s.contains("k=1")) && steps.len() > 16, "{steps:?}");
+
+    let ks: Vec<usize> = s.cost.rows.iter().map(|r| r.k).collect();
+    assert_eq!(ks, (1..=8).collect::<Vec<_>>());
+    assert!(s.cost.context_tokens > 100 && s.cost.drafts == "rejected", "{:?}", s.cost);
+    assert_eq!(s.cost.replays, 0, "a transformer rolls back in place");
+    assert!(s.cost.plain_seconds.is_finite() && s.cost.plain_seconds > 0.0);
+    for r in &s.cost.rows {
+        assert_eq!(r.rows, r.k + 1);
+        for x in [r.verify_seconds, r.plain_seconds, r.relative_cost] {
+            assert!(x.is_finite() && x > 0.0, "{r:?}");
+        }
+    }
+
+    let o = &s.oracle;
+    assert_eq!((o.seed, o.temperature), (1, 0.0));
+    assert!(o.generated_tokens > 0 && o.generated_tokens <= 32 && o.prompt_tokens == s.cost.context_tokens, "{o:?}");
+    assert!(o.plain_repeatable, "the same seed samples the same tokens");
+    assert_eq!(o.runs.iter().map(|r| r.k).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    for r in &o.runs {
+        // Verify rows are bit-identical to one-token decoding here (f32 KV cache on the CPU).
+        assert!(r.identical, "k={}: the oracle run's tokens differ from the plain run's", r.k);
+        assert!(r.given.drafted > 0 && r.given.accepted == r.given.drafted && r.acceptance == 1.0, "{r:?}");
+        assert!(r.tokens_per_step > 1.0, "{r:?}");
+        for x in [r.seconds, r.tokens_per_second, r.speedup] {
+            assert!(x.is_finite() && x > 0.0, "{r:?}");
+        }
+    }
+
+    assert_eq!(s.expected.iter().map(|e| e.acceptance).collect::<Vec<_>>(), [0.5, 0.7, 0.9]);
+    for e in &s.expected {
+        assert!((1..=8).contains(&e.best_k) && e.planner_k <= 8, "{e:?}");
+        assert!(e.speedup.is_finite() && e.speedup > 0.0 && e.relative_cost > 0.0, "{e:?}");
+        let k = e.best_k;
+        let row = &s.cost.rows[k - 1];
+        assert!((e.relative_cost - row.relative_cost).abs() < 1e-9, "{e:?} {row:?}");
+    }
+
+    let j = serde_json::to_value(&s).unwrap();
+    assert_eq!(keys(&j), set(&["question", "reps", "cost", "oracle", "expected"]));
+    assert_eq!(
+        keys(&j["cost"]),
+        set(&["context_tokens", "drafts", "drafts_accepted", "replays", "plain_seconds", "rows"])
+    );
+    assert_eq!(keys(&j["cost"]["rows"][0]), set(&["k", "rows", "verify_seconds", "plain_seconds", "relative_cost"]));
+    assert_eq!(
+        keys(&j["oracle"]),
+        set(&[
+            "prompt_tokens",
+            "generated_tokens",
+            "seed",
+            "temperature",
+            "plain_seconds",
+            "plain_seconds_sd",
+            "plain_tokens_per_second",
+            "plain_repeatable",
+            "runs"
+        ])
+    );
+    assert_eq!(
+        keys(&j["oracle"]["runs"][0]),
+        set(&["k", "seconds", "tokens_per_second", "speedup", "given", "acceptance", "tokens_per_step", "identical"])
+    );
+    assert_eq!(
+        keys(&j["expected"][0]),
+        set(&["acceptance", "best_k", "tokens_per_step", "relative_cost", "speedup", "planner_k"])
+    );
+
+    // The replay with speculation off and on (the default mode, auto: prompt lookup here).
+    let mut engine = Engine::new(&model, options).unwrap();
+    let r = bench::replay_speculation(&mut engine, &TWO_TURNS, "How many suppliers are there?", &common::demo_db())
+        .unwrap();
+    assert_eq!(r.speculate, sqale::speculate::Speculate::Auto);
+    assert!(r.counts.lookup.steps > 0 && r.counts.lookup.accepted <= r.counts.lookup.drafted, "{r:?}");
+    assert!(0 < r.generated_tokens && r.generated_tokens < r.context_tokens, "{r:?}");
+    assert!(r.off_seconds > 0.0 && r.on_seconds > 0.0 && r.off_over_on > 0.0, "{r:?}");
+    assert!(r.generated_off_seconds <= r.off_seconds && r.generated_on_seconds <= r.on_seconds, "{r:?}");
+    assert!(r.lookup_tokens_per_step >= 1.0, "{r:?}");
+    // The conversation came out whole: every token in place, the last decoded once.
+    assert_eq!(engine.tokens().len(), r.context_tokens);
+    assert_eq!(
+        keys(&serde_json::to_value(&r).unwrap()),
+        set(&[
+            "speculate",
+            "context_tokens",
+            "generated_tokens",
+            "off_seconds",
+            "on_seconds",
+            "off_over_on",
+            "generated_off_seconds",
+            "generated_on_seconds",
+            "counts",
+            "lookup_tokens_per_step",
+            "lookup_acceptance"
+        ])
+    );
+}
+
 #[test]
 fn cli_json_keeps_its_fields_and_rejects_bad_parallel_values() {
     let model = common::test_model();
@@ -150,6 +265,22 @@ fn cli_json_keeps_its_fields_and_rejects_bad_parallel_values() {
     let positions: Vec<usize> =
         sorted.iter().map(|k| stdout.find(&format!("\"{k}\":")).expect("key printed")).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "keys sorted, as before: {stdout}");
+
+    // --speculation adds its section and nothing else changes.
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["bench", "--model", model.to_str().unwrap(), "--pp", "8", "--tg", "4", "--reps", "1"])
+        .args(["--ctx", "2048", "--threads", "1", "--speculation", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut with = set(SPEED_KEYS);
+    with.insert("speculation");
+    assert_eq!(keys(&j), with);
+    let s = &j["speculation"];
+    assert_eq!(s["cost"]["rows"].as_array().map(Vec::len), Some(8));
+    assert_eq!(s["oracle"]["runs"].as_array().map(Vec::len), Some(8));
+    assert_eq!(s["expected"].as_array().map(Vec::len), Some(3));
 
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
         .args(["bench", "--eval-bench", "x.jsonl", "--parallel", "0,2"])
