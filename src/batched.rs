@@ -31,9 +31,12 @@ use llama_cpp_2::token::LlamaToken;
 
 use crate::engine::core::{sample_from, Core, TextStream};
 use crate::engine::draft::Drafting;
-use crate::speculate::Drafter;
 use crate::engine::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
+use crate::speculate::Drafter;
+
+/// A draft and who proposed it.
+type Draft = (Drafter, Vec<LlamaToken>);
 
 /// A request from a worker's [`SlotGenerator`] to the scheduler.
 enum Request {
@@ -302,7 +305,7 @@ impl<'m> BatchedEngine<'m> {
     fn generate_step(&mut self, slots: &mut [Slot], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
         let capacity = self.core.per_seq();
         // (slot, first row, draft) of every member of the batch.
-        let mut members: Vec<(usize, usize, Option<(Drafter, Vec<LlamaToken>)>)> = Vec::new();
+        let mut members: Vec<(usize, usize, Option<Draft>)> = Vec::new();
         let mut rows: Vec<(usize, usize, LlamaToken)> = Vec::new();
         for (i, slot) in slots.iter_mut().enumerate() {
             let Work::Generate { max, generated, next, .. } = slot.work else { continue };
@@ -314,7 +317,7 @@ impl<'m> BatchedEngine<'m> {
                 continue;
             }
             let room = (max - generated).min(capacity - slot.tokens.len() - 1);
-            let draft = slot.drafting.propose(&slot.tokens, next, self.core.cost(), room);
+            let draft = slot.drafting.propose(&slot.tokens, next, self.core.cost(), room, None)?;
             let pos = slot.tokens.len();
             members.push((i, rows.len(), draft));
             let drafted = members.last().and_then(|m| m.2.as_ref()).map_or(&[][..], |d| &d.1[..]);

@@ -66,7 +66,12 @@ pub struct HardwareArgs {
 impl HardwareArgs {
     /// How to load a model on this hardware.
     fn model_options(&self, verbose: bool) -> sqale::engine::ModelOptions {
-        sqale::engine::ModelOptions { gpu_layers: self.gpu_layers, verbose, device: self.device.clone() }
+        sqale::engine::ModelOptions {
+            gpu_layers: self.gpu_layers,
+            verbose,
+            device: self.device.clone(),
+            skip_mtp: false,
+        }
     }
 }
 
@@ -124,7 +129,12 @@ impl ModelArgs {
     }
 
     fn load_path(&self, path: &std::path::Path) -> anyhow::Result<sqale::engine::Model> {
-        Ok(sqale::engine::Model::load(path, &self.hardware.model_options(self.verbose))?)
+        // The MTP head is loaded only when it may draft.
+        let options = sqale::engine::ModelOptions {
+            skip_mtp: !self.speculate.mtp(true),
+            ..self.hardware.model_options(self.verbose)
+        };
+        Ok(sqale::engine::Model::load(path, &options)?)
     }
 
     fn load(&self) -> anyhow::Result<sqale::engine::Model> {

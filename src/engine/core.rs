@@ -22,12 +22,13 @@
 use std::num::NonZeroU32;
 use std::time::Instant;
 
-use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams};
+use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams, LlamaContextType};
 use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::speculative::{MtpSpeculative, MtpSpeculativeParams};
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
@@ -35,6 +36,7 @@ use llama_cpp_2::token::LlamaToken;
 use super::{default_threads, EngineError, EngineOptions, Model};
 use crate::generate::GenerateError;
 use crate::speculate::adapt::CostCurve;
+use crate::speculate::Speculate;
 
 /// The system-turn snapshot reused by every conversation.
 struct PrefixSnapshot {
@@ -66,10 +68,33 @@ pub(crate) struct Checked {
     pub(crate) next: Option<LlamaToken>,
 }
 
+/// The target context, alone or with the MTP head's draft context (llama.cpp's MTP drafter
+/// owns both).
+enum Context<'m> {
+    Plain(LlamaContext<'m>),
+    Mtp(Box<MtpSpeculative<'m>>),
+}
+
+impl<'m> Context<'m> {
+    fn get(&self) -> &LlamaContext<'m> {
+        match self {
+            Context::Plain(c) => c,
+            Context::Mtp(m) => m.target_context(),
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut LlamaContext<'m> {
+        match self {
+            Context::Plain(c) => c,
+            Context::Mtp(m) => m.target_context_mut(),
+        }
+    }
+}
+
 /// A llama.cpp context of `seqs` sequences over one [`Model`].
 pub(crate) struct Core<'m> {
     model: &'m Model,
-    ctx: LlamaContext<'m>,
+    ctx: Context<'m>,
     options: EngineOptions,
     batch: LlamaBatch<'static>,
     /// Tokens decoded per batch of appended text.
@@ -120,8 +145,26 @@ impl<'m> Core<'m> {
         if draft > 0 && model.is_recurrent_or_hybrid() {
             params = params.with_n_rs_seq(draft as u32);
         }
-        let ctx = model.new_context(params)?;
-        let per_seq = ctx.n_ctx() as usize / seqs;
+        let wants_mtp = options.speculate.mtp(model.has_mtp_head());
+        if wants_mtp && !model.has_mtp_head() {
+            return Err(EngineError::NoMtpHead(model.path().to_path_buf()));
+        }
+        // llama.cpp's MTP drafter (through llama-cpp-2) serves sequence 0 only.
+        let explicit = matches!(options.speculate, Speculate::Mtp | Speculate::Both);
+        if wants_mtp && seqs > 1 && explicit {
+            return Err(EngineError::MtpOneSequence(seqs));
+        }
+        let mtp = wants_mtp && seqs == 1 && options.max_draft > 0;
+        let draft_params = params.clone().with_context_type(LlamaContextType::Mtp);
+        let target = model.new_context(params)?;
+        let per_seq = target.n_ctx() as usize / seqs;
+        let ctx = if mtp {
+            let draft = model.new_context(draft_params)?;
+            let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };
+            Context::Mtp(Box::new(MtpSpeculative::new(target, draft, p).map_err(EngineError::Mtp)?))
+        } else {
+            Context::Plain(target)
+        };
         Ok(Core {
             model,
             ctx,
@@ -130,7 +173,7 @@ impl<'m> Core<'m> {
             per_seq,
             prefix: None,
             stops: model.stop_tokens(),
-            cost: CostCurve::new(batch as usize),
+            cost: CostCurve::new(rows.max(1)),
             options,
         })
     }
@@ -183,7 +226,7 @@ impl<'m> Core<'m> {
     /// Empties sequence `seq` (removing a whole sequence always succeeds, recurrent models
     /// included).
     pub(crate) fn clear(&mut self, seq: usize) {
-        let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+        let _ = self.ctx.get_mut().clear_kv_cache_seq(Some(seq as u32), None, None);
     }
 
     /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos`, alone in
@@ -195,7 +238,8 @@ impl<'m> Core<'m> {
                 .add(t, (pos + k) as i32, &[seq as i32], k + 1 == tokens.len())
                 .map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.mtp_process()?;
         Ok(tokens.len() as i32 - 1)
     }
 
@@ -217,7 +261,7 @@ impl<'m> Core<'m> {
         }
         // A GPU backend returns before the work is done; wait, so that the time counted is the
         // decode's and not the next call's.
-        self.ctx.synchronize();
+        self.ctx.get_mut().synchronize();
         Ok(last)
     }
 
@@ -230,9 +274,60 @@ impl<'m> Core<'m> {
         for &(seq, pos, token) in rows {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.decode(&mut self.batch).map_err(|e| failed("decode", e))?;
-        self.ctx.synchronize();
+        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.ctx.get_mut().synchronize();
         self.cost.record(rows.len(), started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Whether the MTP head drafts on this context.
+    pub(crate) fn has_mtp(&self) -> bool {
+        matches!(self.ctx, Context::Mtp(_))
+    }
+
+    /// Hands the batch just decoded to the MTP head (it builds its own cache from the target's
+    /// hidden states of those rows). A no-op without a head.
+    fn mtp_process(&mut self) -> Result<(), GenerateError> {
+        if let Context::Mtp(m) = &mut self.ctx {
+            m.process(&self.batch).map_err(|e| failed("the MTP head's update", e))?;
+        }
+        Ok(())
+    }
+
+    /// Up to `max` tokens the MTP head proposes after `last` (pending at position `n_past`,
+    /// the conversation being `context`). Its scratch positions are dropped again, so that the
+    /// verify batch is the only thing that advances it.
+    pub(crate) fn mtp_draft(
+        &mut self,
+        n_past: usize,
+        last: LlamaToken,
+        context: &[LlamaToken],
+        max: usize,
+    ) -> Result<Vec<LlamaToken>, GenerateError> {
+        let Context::Mtp(m) = &mut self.ctx else { return Ok(Vec::new()) };
+        let mut draft = m.draft(n_past as i32, last, context).map_err(|e| failed("the MTP head's draft", e))?;
+        let _ = m.draft_context_mut().clear_kv_cache_seq(Some(0), Some(n_past as u32), None);
+        draft.truncate(max.max(1));
+        Ok(draft)
+    }
+
+    /// After a verify batch of `rows` was checked: the MTP head learns the `kept` rows (and, when
+    /// it drafted, how many of its tokens were accepted).
+    pub(crate) fn mtp_settle(
+        &mut self,
+        rows: &[(usize, usize, LlamaToken)],
+        kept: usize,
+        drafted_by_mtp: bool,
+    ) -> Result<(), GenerateError> {
+        let Context::Mtp(m) = &mut self.ctx else { return Ok(()) };
+        self.batch.clear();
+        for &(seq, pos, token) in &rows[..kept] {
+            self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
+        }
+        m.process(&self.batch).map_err(|e| failed("the MTP head's update", e))?;
+        if drafted_by_mtp {
+            m.accept(u16::try_from(kept - 1).unwrap_or(u16::MAX)).map_err(|e| failed("the MTP head's accept", e))?;
+        }
         Ok(())
     }
 
@@ -277,7 +372,7 @@ impl<'m> Core<'m> {
     /// Drops positions `keep..` of sequence `seq` (rejected drafts); false when the cache can't
     /// (a hybrid model's recurrent state rolled back further than its snapshots reach).
     pub(crate) fn rollback(&mut self, seq: usize, keep: usize) -> bool {
-        matches!(self.ctx.clear_kv_cache_seq(Some(seq as u32), Some(keep as u32), None), Ok(true))
+        matches!(self.ctx.get_mut().clear_kv_cache_seq(Some(seq as u32), Some(keep as u32), None), Ok(true))
     }
 
     /// Rebuilds sequence `seq` as exactly `tokens`: from the prefix snapshot when `tokens`
@@ -285,9 +380,19 @@ impl<'m> Core<'m> {
     /// when nothing was decoded). The way out when [`Self::rollback`] can't.
     pub(crate) fn replay(&mut self, seq: usize, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
         self.clear(seq);
+        if let Context::Mtp(m) = &mut self.ctx {
+            // The head relearns the whole sequence from the replay's batches.
+            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
+            return self.decode_run(seq, 0, tokens);
+        }
         let mut from = 0;
-        if let Some(snap) = self.prefix.as_ref().filter(|p| tokens.starts_with(&p.tokens) && p.tokens.len() < tokens.len()) {
-            self.ctx.state_seq_set(&snap.state, seq as i32).map_err(|e| failed("restoring the prompt snapshot", e))?;
+        if let Some(snap) =
+            self.prefix.as_ref().filter(|p| tokens.starts_with(&p.tokens) && p.tokens.len() < tokens.len())
+        {
+            self.ctx
+                .get_mut()
+                .state_seq_set(&snap.state, seq as i32)
+                .map_err(|e| failed("restoring the prompt snapshot", e))?;
             from = snap.tokens.len();
         }
         self.decode_run(seq, from, &tokens[from..])
@@ -295,20 +400,34 @@ impl<'m> Core<'m> {
 
     /// Logits of output `index` of the last batch.
     pub(crate) fn logits(&self, index: i32) -> &[f32] {
-        self.ctx.get_logits_ith(index)
+        self.ctx.get().get_logits_ith(index)
     }
 
     /// Samples from output `index` of the last batch.
     pub(crate) fn sample(&self, sampler: &mut LlamaSampler, index: i32) -> LlamaToken {
-        sampler.sample(&self.ctx, index)
+        sampler.sample(self.ctx.get(), index)
     }
 
     /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
     /// was taken after the same text, else decoded, and snapshotted when `keep` is set.
     pub(crate) fn begin(&mut self, seq: usize, text: &str, keep: bool) -> Result<Prefix, GenerateError> {
         self.clear(seq);
+        if let Context::Mtp(m) = &mut self.ctx {
+            // The head's own cache and carried hidden state are not in a snapshot: decode the
+            // prefix through both.
+            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
+            let tokens = self.model.tokenize(text, true);
+            let logits = self.decode_run(seq, 0, &tokens)?;
+            if let Context::Mtp(m) = &mut self.ctx {
+                m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
+            }
+            return Ok(Prefix { tokens, reused: false, logits });
+        }
         if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
-            self.ctx.state_seq_set(&snap.state, seq as i32).map_err(|e| failed("restoring the prompt snapshot", e))?;
+            self.ctx
+                .get_mut()
+                .state_seq_set(&snap.state, seq as i32)
+                .map_err(|e| failed("restoring the prompt snapshot", e))?;
             return Ok(Prefix { tokens: snap.tokens.clone(), reused: true, logits: None });
         }
         let tokens = self.model.tokenize(text, true);
@@ -316,6 +435,7 @@ impl<'m> Core<'m> {
         if keep {
             let state = self
                 .ctx
+                .get()
                 .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
                 .map_err(|e| failed("taking the prompt snapshot", e))?;
             self.prefix = Some(PrefixSnapshot { text: text.to_string(), tokens: tokens.clone(), state });

@@ -7,6 +7,7 @@ use llama_cpp_2::token::LlamaToken;
 
 use super::core::Checked;
 use super::EngineOptions;
+use crate::generate::GenerateError;
 use crate::speculate::adapt::{CostCurve, Planner};
 use crate::speculate::lookup::PromptLookup;
 use crate::speculate::{Drafter, SpecCounts};
@@ -20,6 +21,8 @@ pub trait DraftSource {
 /// A sequence's drafters and their counts.
 pub(crate) struct Drafting<'a> {
     lookup: Option<(PromptLookup, Planner)>,
+    /// The MTP head's planner, when the head drafts (the head itself is the core's).
+    mtp: Option<Planner>,
     /// A caller's drafter and its fixed draft length, used instead of the others.
     given: Option<(Box<dyn DraftSource + 'a>, usize)>,
     max_draft: usize,
@@ -36,6 +39,7 @@ impl<'a> Drafting<'a> {
         Drafting {
             lookup: lookup.then(|| (PromptLookup::default(), Planner::new(options.max_draft))),
             given: None,
+            mtp: options.speculate.mtp(true).then(|| Planner::new(options.max_draft)),
             max_draft: options.max_draft,
             counts: SpecCounts::default(),
             scratch: Vec::new(),
@@ -54,32 +58,53 @@ impl<'a> Drafting<'a> {
         if let Some((_, planner)) = self.lookup.as_mut() {
             *planner = Planner::new(self.max_draft);
         }
+        if let Some(planner) = self.mtp.as_mut() {
+            *planner = Planner::new(self.max_draft);
+        }
     }
 
     /// A draft to follow `context` and the pending token `last`, at most `room` tokens long;
-    /// `None` when no drafter has one worth checking.
+    /// `None` when no drafter has one worth checking. Prompt lookup goes first (it costs
+    /// nothing); the MTP head (`mtp`: asks the core's head for up to `k` tokens; `None` when
+    /// this context has no head) drafts when lookup has nothing.
     pub(crate) fn propose(
         &mut self,
         context: &[LlamaToken],
         last: LlamaToken,
         cost: &CostCurve,
         room: usize,
-    ) -> Option<(Drafter, Vec<LlamaToken>)> {
+        mtp: Option<&mut dyn FnMut(usize) -> Result<Vec<LlamaToken>, GenerateError>>,
+    ) -> Result<Option<(Drafter, Vec<LlamaToken>)>, GenerateError> {
+        if self.given.is_none() && self.lookup.is_none() && (self.mtp.is_none() || mtp.is_none()) {
+            return Ok(None);
+        }
         self.scratch.clear();
         self.scratch.extend_from_slice(context);
         self.scratch.push(last);
         if let Some((source, k)) = self.given.as_mut() {
             let mut draft = source.draft(&self.scratch, (*k).min(room));
             draft.truncate((*k).min(room));
-            return (!draft.is_empty()).then_some((Drafter::Given, draft));
+            return Ok((!draft.is_empty()).then_some((Drafter::Given, draft)));
         }
-        let (lookup, planner) = self.lookup.as_mut()?;
-        let k = planner.plan(cost, room);
-        if k == 0 {
-            return None;
+        if let Some((lookup, planner)) = self.lookup.as_mut() {
+            let k = planner.plan(cost, room);
+            if k > 0 {
+                let draft = lookup.draft(&self.scratch, k);
+                if !draft.is_empty() {
+                    return Ok(Some((Drafter::Lookup, draft)));
+                }
+            }
         }
-        let draft = lookup.draft(&self.scratch, k);
-        (!draft.is_empty()).then_some((Drafter::Lookup, draft))
+        if let (Some(planner), Some(head)) = (self.mtp.as_mut(), mtp) {
+            let k = planner.plan(cost, room);
+            if k > 0 {
+                let draft = head(k)?;
+                if !draft.is_empty() {
+                    return Ok(Some((Drafter::Mtp, draft)));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Records what the verifier made of a draft of `drafted` tokens; `bonus` when the token
@@ -90,8 +115,10 @@ impl<'a> Drafting<'a> {
         c.drafted += drafted;
         c.accepted += checked.accepted;
         c.bonus += usize::from(bonus);
-        if let (Drafter::Lookup, Some((_, planner))) = (drafter, self.lookup.as_mut()) {
-            planner.record(drafted, checked.accepted);
-        }
+        match drafter {
+            Drafter::Lookup => self.lookup.as_mut().map(|(_, p)| p.record(drafted, checked.accepted)),
+            Drafter::Mtp => self.mtp.as_mut().map(|p| p.record(drafted, checked.accepted)),
+            Drafter::Given => None,
+        };
     }
 }

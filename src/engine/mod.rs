@@ -29,8 +29,8 @@ use llama_cpp_2::token::LlamaToken;
 pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
 
 use self::core::{Checked, Core, TextStream};
-use self::draft::Drafting;
 pub use self::draft::DraftSource;
+use self::draft::Drafting;
 use crate::defaults;
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
 use crate::speculate::{Drafter, Speculate};
@@ -93,6 +93,15 @@ pub enum EngineError {
         #[source]
         source: llama_cpp_2::LlamaContextLoadError,
     },
+    /// MTP drafting was asked of a file without a multi-token-prediction head.
+    #[error("{0} has no multi-token-prediction head (nextn layers), so `--speculate mtp` or `both` can't draft; use `--speculate lookup`, or convert the checkpoint with its head (`sqale convert`, or `--mtp-from` the base model)")]
+    NoMtpHead(PathBuf),
+    /// MTP drafting was asked of a context of several sequences.
+    #[error("the MTP head drafts for one sequence only (llama.cpp's drafter serves sequence 0), and {0} were asked for; use `--speculate lookup` with `--parallel`, or run one episode at a time")]
+    MtpOneSequence(usize),
+    /// llama.cpp could not set up MTP drafting.
+    #[error("llama.cpp could not set up drafting with the MTP head: {0}")]
+    Mtp(#[source] llama_cpp_2::speculative::MtpSpeculativeError),
     /// The sequences asked for do not fit one context's token count.
     #[error("{seqs} sequences of {ctx} tokens each do not fit one context (at most 2^32 - 1 tokens, and at least 1)")]
     ContextSize {
@@ -275,7 +284,7 @@ impl<'m> Engine<'m> {
             let token = tokens[done];
             let rest = &tokens[done + 1..];
             let room = rest.len().min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
-            match self.drafting.propose(&self.tokens, token, self.core.cost(), room) {
+            match self.propose(token, room)? {
                 None => {
                     let step = Instant::now();
                     self.decode(&[token])?;
@@ -293,6 +302,18 @@ impl<'m> Engine<'m> {
         self.counters.generate_seconds += started.elapsed().as_secs_f64();
         self.counters.speculation = self.drafting.counts;
         Ok(())
+    }
+
+    /// A draft to follow the conversation and the pending `token`, from the engine's drafters.
+    fn propose(&mut self, token: LlamaToken, room: usize) -> Result<Option<(Drafter, Vec<LlamaToken>)>, GenerateError> {
+        let cost = self.core.cost().clone();
+        let has_mtp = self.core.has_mtp();
+        let (core, tokens) = (&mut self.core, &self.tokens);
+        let n_past = tokens.len();
+        let mut head = |k: usize| core.mtp_draft(n_past, token, tokens, k);
+        let mtp: Option<&mut dyn FnMut(usize) -> Result<Vec<LlamaToken>, GenerateError>> =
+            if has_mtp { Some(&mut head) } else { None };
+        self.drafting.propose(tokens, token, &cost, room, mtp)
     }
 
     /// One verify step: decodes `token` and `draft` in one batch, keeps the drafts chosen after
@@ -315,6 +336,7 @@ impl<'m> Engine<'m> {
             None => self.core.check(&mut self.sampler, 0, draft, room),
         };
         let kept = 1 + checked.accepted;
+        self.core.mtp_settle(&rows, kept, drafter == Drafter::Mtp)?;
         self.tokens.extend(rows[..kept].iter().map(|r| r.2));
         self.counters.decoded_tokens += kept;
         self.counters.context_tokens = self.tokens.len();
@@ -391,7 +413,7 @@ impl Generator for Engine<'_> {
             self.counters.generated_tokens += 1;
             // Decode it: alone, or with a draft of the tokens after it.
             let room = (max_tokens - generated).min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
-            match self.drafting.propose(&self.tokens, token, self.core.cost(), room) {
+            match self.propose(token, room)? {
                 None => {
                     let step = Instant::now();
                     self.decode(&[token])?;

@@ -1,5 +1,6 @@
 //! A GGUF model loaded into memory, and the llama.cpp backend and devices it runs on.
 
+use sqale_convert::gguf::MetaValue;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -22,6 +23,9 @@ pub struct ModelOptions {
     /// The device to run on, by index or name as `sqale info` lists them (e.g. `1` or
     /// `Vulkan0`); `None` lets llama.cpp use every GPU it sees.
     pub device: Option<String>,
+    /// Leave the multi-token-prediction head unloaded even when the file has one (it is only
+    /// used for speculative decoding).
+    pub skip_mtp: bool,
 }
 
 /// The GPU backends this build was compiled with (`vulkan`, `cuda`, `metal`), comma-separated.
@@ -86,6 +90,8 @@ pub struct Model {
     /// the engine applies it itself (otherwise decomposed accents in a database's values would
     /// tokenise differently from training).
     nfc: bool,
+    /// Whether the multi-token-prediction head was loaded.
+    mtp: bool,
 }
 
 impl Model {
@@ -97,7 +103,7 @@ impl Model {
         }
         // Checked in Rust first: llama.cpp aborts the process on some malformed files, and its
         // errors do not say which byte is wrong.
-        sqale_convert::gguf::read_header(path).map_err(EngineError::NotGguf)?;
+        let header = sqale_convert::gguf::read_header(path).map_err(EngineError::NotGguf)?;
         let backend = backend()?;
         if !options.verbose {
             // llama.cpp logs to stderr by default; silence it unless asked.
@@ -123,6 +129,10 @@ impl Model {
         if let Some(index) = chosen.filter(|_| gpu) {
             params = params.with_devices(&[index]).map_err(|source| EngineError::Device { index, source })?;
         }
+        let arch = header.architecture().unwrap_or_default();
+        let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(MetaValue::as_u64).unwrap_or(0);
+        let mtp = heads > 0 && !options.skip_mtp;
+        params = params.with_load_mtp(mtp);
         let model = LlamaModel::load_from_file(backend, path, &params)
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
@@ -131,7 +141,13 @@ impl Model {
             model,
             path: path.to_path_buf(),
             gpu_layers: if gpu { layers } else { 0 },
+            mtp,
         })
+    }
+
+    /// Whether the file's multi-token-prediction head is loaded (for speculative decoding).
+    pub fn has_mtp_head(&self) -> bool {
+        self.mtp
     }
 
     /// Whether any layer runs on a GPU.

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::results::Models;
-use crate::speculate::SpecCounts;
 use super::Record;
+use crate::speculate::SpecCounts;
 
 /// Wilson 95% interval of a proportion, in percent.
 pub fn wilson(k: usize, n: usize) -> (f64, f64) {

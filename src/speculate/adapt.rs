@@ -98,15 +98,7 @@ impl Planner {
     /// A planner for drafts of up to `max_draft` tokens, starting from a hopeful acceptance
     /// of one half.
     pub fn new(max_draft: usize) -> Self {
-        Planner {
-            accepted: 1.0,
-            tried: 2.0,
-            max_draft,
-            clock: 0,
-            paused_until: 0,
-            backoff: FIRST_PAUSE,
-            misses: 0,
-        }
+        Planner { accepted: 1.0, tried: 2.0, max_draft, clock: 0, paused_until: 0, backoff: FIRST_PAUSE, misses: 0 }
     }
 
     /// Recent per-token acceptance rate.
