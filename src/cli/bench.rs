@@ -92,7 +92,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         return parallel(&args, spec);
     }
     let model = args.model.load()?;
-    let options = args.model.engine_options();
+    let mut options = args.model.engine_options();
+    // The replay decodes known text (no sampling), where speculation is exact at any
+    // temperature: `auto` drafts with everything the file allows.
+    if options.speculate == sqale::speculate::Speculate::Auto {
+        options.speculate =
+            if model.has_mtp_head() { sqale::speculate::Speculate::Both } else { sqale::speculate::Speculate::Lookup };
+    }
     let mut engine = Engine::new(&model, options.clone())?;
     let sizes = SpeedSizes { pp: args.pp, tg: args.tg, reps: args.reps };
     let mut report = bench::speed(&mut engine, &options, sizes, &mut |rep, reps| {

@@ -98,9 +98,9 @@ pub struct ModelArgs {
     /// Top-k cut-off.
     #[arg(long, default_value_t = defaults::TOP_K)]
     top_k: i32,
-    /// Speculative decoding: `auto` (the model's MTP head when the file has one, plus prompt
-    /// lookup), `off`, `lookup`, `mtp` or `both`. It changes speed, never which answers are
-    /// possible.
+    /// Speculative decoding: `auto` (when decoding is greedy: the model's MTP head when the file
+    /// has one, plus prompt lookup; when sampling: off, so a seed's episode is reproducible),
+    /// `off`, `lookup`, `mtp` or `both`.
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).

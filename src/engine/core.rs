@@ -15,9 +15,11 @@
 //! - on the CPU backend the KV cache is f32: with f16 K and V, the attention products of four or
 //!   more query rows of one sequence take llama.cpp's tinyBLAS f16 path while one row takes the
 //!   plain dot product, so a verify batch's rows from the fourth on differed from one-token
-//!   decoding (up to 0.76 in a logit on SmolLM2); with f32 every row is bit-identical (measured
-//!   with `examples/verify_probe.rs`; README, "Speculative decoding"). It costs twice the KV
-//!   memory, which for Qwen3.5's six full-attention layers is 0.4 GiB at 16,384 tokens.
+//!   decoding (up to 0.76 in a logit on SmolLM2); with f32 every row of the first verify batch
+//!   after appended text is bit-identical (measured with `examples/verify_probe.rs`; a verify
+//!   step after another still rounds differently: README, "Speculative decoding"). It costs
+//!   twice the KV memory, which for Qwen3.5's six full-attention layers is 0.4 GiB at 16,384
+//!   tokens.
 
 use std::num::NonZeroU32;
 use std::time::Instant;
@@ -119,7 +121,8 @@ impl<'m> Core<'m> {
         let chunk = options.batch.clamp(1, options.ctx.max(1));
         // One batch holds a chunk of appended text, or the verify rows of every sequence: its
         // pending token and its draft (one token each when speculation is off).
-        let draft = if options.speculate.any() { options.max_draft } else { 0 };
+        let speculate = options.speculation();
+        let draft = if speculate.any() { options.max_draft } else { 0 };
         let rows = seqs.saturating_mul(1 + draft);
         let batch = chunk.max(u32::try_from(rows).map_err(|_| EngineError::ContextSize { seqs, ctx: options.ctx })?);
         // llama.cpp's own default is 4 threads whatever the machine; on a 2-core board that
@@ -145,12 +148,12 @@ impl<'m> Core<'m> {
         if draft > 0 && model.is_recurrent_or_hybrid() {
             params = params.with_n_rs_seq(draft as u32);
         }
-        let wants_mtp = options.speculate.mtp(model.has_mtp_head());
+        let wants_mtp = speculate.mtp(model.has_mtp_head());
         if wants_mtp && !model.has_mtp_head() {
             return Err(EngineError::NoMtpHead(model.path().to_path_buf()));
         }
         // llama.cpp's MTP drafter (through llama-cpp-2) serves sequence 0 only.
-        let explicit = matches!(options.speculate, Speculate::Mtp | Speculate::Both);
+        let explicit = matches!(speculate, Speculate::Mtp | Speculate::Both);
         if wants_mtp && seqs > 1 && explicit {
             return Err(EngineError::MtpOneSequence(seqs));
         }

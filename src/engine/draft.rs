@@ -35,11 +35,12 @@ pub(crate) struct Drafting<'a> {
 impl<'a> Drafting<'a> {
     /// The drafters `options` asks for.
     pub(crate) fn new(options: &EngineOptions) -> Self {
-        let lookup = options.speculate.lookup() && options.max_draft > 0;
+        let speculate = options.speculation();
+        let lookup = speculate.lookup() && options.max_draft > 0;
         Drafting {
             lookup: lookup.then(|| (PromptLookup::default(), Planner::new(options.max_draft))),
             given: None,
-            mtp: options.speculate.mtp(true).then(|| Planner::new(options.max_draft)),
+            mtp: speculate.mtp(true).then(|| Planner::new(options.max_draft)),
             max_draft: options.max_draft,
             counts: SpecCounts::default(),
             scratch: Vec::new(),

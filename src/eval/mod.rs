@@ -439,4 +439,26 @@ mod tests {
         assert_ne!(episode_seed(1, "q1"), episode_seed(1, "q2"));
         assert_ne!(episode_seed(1, "q1"), episode_seed(2, "q1"));
     }
+
+    /// Old records (no `speculation`) still read; new ones carry the drafters' counts, which the
+    /// summary adds up and reports.
+    #[test]
+    fn speculation_counts_travel_from_the_record_to_the_summary() {
+        let line = r#"{"model":"m.gguf","id":"q1","difficulty":"simple","gold_ok":true,"gold_error":null,"sql":"SELECT 1","ended_by":"submit_sql","correct":true,"executed":true,"f1":1.0,"reward":3.0,"tool_calls":1,"turns":1,"decoded_tokens":700,"generated_tokens":20,"seconds":0.5,"gold_tables":["customers"],"opened_all_gold_tables":true,"gold_literals":0,"gold_literals_seen":0,"seed":9,"episode":{"db":"demo.sqlite","ended_by":"submit_sql","evidence":null,"prompt_hash":"ab","prompt_source":"builtin","question":"How many?","seconds":0.5,"seed":9,"sql":"SELECT 1","sql_source":"submit","tables_opened":["customers"],"tokens":{"context_tokens":720,"decoded_tokens":700,"generate_seconds":0.2,"generated_tokens":20,"prefill_seconds":0.3,"reused_tokens":0,"speculation":{"lookup":{"steps":2,"drafted":8,"accepted":6,"bonus":2},"mtp":{"steps":0,"drafted":0,"accepted":0,"bonus":0},"replays":0}},"tool_calls":1,"tool_turns":1,"turns":[{"calls":[{"args":{"sql":"SELECT 1"},"ok":true,"result":"submitted","tool":"submit_sql"}],"completion":"<tool_call>","final_turn":false,"finish":"stop","index":1,"seconds":0.4,"tokens":20}]}}"#;
+        let old = line.replace(r#","speculation":{"lookup":{"steps":2,"drafted":8,"accepted":6,"bonus":2},"mtp":{"steps":0,"drafted":0,"accepted":0,"bonus":0},"replays":0}"#, "");
+        assert_ne!(old, line);
+        let plain: Record = serde_json::from_str(&old).unwrap();
+        assert!(plain.episode.as_ref().unwrap().tokens.speculation.is_empty());
+        assert!(report::summarise(&[plain])[0].speculation_line().is_none());
+        let r: Record = serde_json::from_str(line).unwrap();
+        let summaries = report::summarise(&[r.clone(), r]);
+        let s = summaries[0].speculation.expect("counts summed");
+        assert_eq!((s.lookup.steps, s.lookup.drafted, s.lookup.accepted), (4, 16, 12));
+        let text = summaries[0].speculation_line().unwrap();
+        assert!(
+            text.contains("lookup 12/16 drafted tokens kept (75 %)") && text.contains("4.00 tokens per verify step"),
+            "{text}"
+        );
+        assert!(report::markdown(&summaries, &[]).contains(&text));
+    }
 }
