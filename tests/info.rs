@@ -31,7 +31,9 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     let m = &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["full_attention_layers"], 30);
     assert_eq!(m["recurrent_layers"], 0);
-    assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 2);
+    // f32 K and V on the CPU backend (README, "Speculative decoding": exact verify rows).
+    assert_eq!(m["kv_cache_type"], "f32");
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 4);
     assert!(m["weights_bytes"].as_u64().unwrap() > 90_000_000);
 
     // The tiny qwen35: 3 linear-attention layers and 1 full-attention layer (2 KV heads of 16);
@@ -51,6 +53,6 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     assert_eq!(m["architecture"], "qwen35");
     assert_eq!(m["full_attention_layers"], 1);
     assert_eq!(m["recurrent_layers"], 3);
-    assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 2);
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 4);
     assert_eq!(m["recurrent_state_bytes"], 3u64 * (3 * (64 + 2 * 2 * 16) * 4 + 4 * 16 * 16 * 4));
 }
