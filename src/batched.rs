@@ -33,7 +33,7 @@ use crate::engine::core::{sample_from, Core, TextStream};
 use crate::engine::draft::Drafting;
 use crate::engine::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
-use crate::speculate::Drafter;
+use crate::speculate::{Drafter, Speculate};
 
 /// A draft and who proposed it.
 type Draft = (Drafter, Vec<LlamaToken>);
@@ -88,8 +88,15 @@ pub struct BatchedEngine<'m> {
 
 impl<'m> BatchedEngine<'m> {
     /// A context of `slots` sequences, each with `options.ctx` tokens of its own.
-    pub fn new(model: &'m Model, options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
+    pub fn new(model: &'m Model, mut options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
         let slots = slots.max(1);
+        // Sequences draft with prompt lookup only: llama.cpp's MTP drafter serves one sequence
+        // of a lone engine.
+        match options.speculation() {
+            Speculate::Mtp | Speculate::Both => return Err(EngineError::MtpBatched),
+            Speculate::Auto => options.speculate = Speculate::Lookup,
+            Speculate::Off | Speculate::Lookup => {}
+        }
         Ok(BatchedEngine { core: Core::new(model, options, slots)?, slots })
     }
 

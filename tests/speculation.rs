@@ -313,7 +313,7 @@ fn mtp_without_a_head_or_with_several_sequences_is_a_clear_error() {
     let tiny = Model::load(tiny_qwen35_variant(dir.path(), "tied"), &ModelOptions::default()).unwrap();
     let o = EngineOptions { ctx: 2048, speculate: Speculate::Mtp, ..EngineOptions::default() };
     let err = sqale::batched::BatchedEngine::new(&tiny, o.clone(), 2).err().expect("refused");
-    assert!(err.to_string().contains("one sequence only"), "{err}");
+    assert!(err.to_string().contains("prompt lookup only"), "{err}");
     // `auto` with several sequences falls back to lookup.
     let auto = EngineOptions { speculate: Speculate::Auto, ..o };
     assert!(sqale::batched::BatchedEngine::new(&tiny, auto, 2).is_ok());

@@ -1,6 +1,7 @@
 //! `sqale eval`: run models over a benchmark and report execution accuracy; `sqale eval score`:
 //! score predictions made elsewhere with the same scorer.
 
+use sqale::speculate::Speculate;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -89,6 +90,14 @@ struct RunArgs {
     /// (results do not depend on it; see README, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     parallel: u32,
+    /// Speculative decoding: `off`, `lookup` (prompt lookup, each sequence for itself), or `auto`
+    /// (lookup when decoding is greedy; the protocol samples, so `auto` is plain here). The MTP
+    /// head drafts on `ask` and `bench` only.
+    #[arg(long, default_value_t = Speculate::Auto)]
+    speculate: Speculate,
+    /// Longest draft one verify step checks.
+    #[arg(long, default_value_t = sqale::defaults::MAX_DRAFT_TOKENS)]
+    max_draft: usize,
     /// Seconds a statement may run.
     #[arg(long, default_value_t = defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
@@ -236,7 +245,13 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
         let model = sqale::engine::Model::load(path, &args.hardware.model_options(false))?;
-        let options = sqale::engine::EngineOptions { ctx, threads: args.hardware.threads, ..Default::default() };
+        let options = sqale::engine::EngineOptions {
+            ctx,
+            threads: args.hardware.threads,
+            speculate: args.speculate,
+            max_draft: args.max_draft,
+            ..Default::default()
+        };
         let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
         let settings =
             Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };

@@ -99,6 +99,9 @@ pub enum EngineError {
     /// MTP drafting was asked of a context of several sequences.
     #[error("the MTP head drafts for one sequence only (llama.cpp's drafter serves sequence 0), and {0} were asked for; use `--speculate lookup` with `--parallel`, or run one episode at a time")]
     MtpOneSequence(usize),
+    /// MTP drafting was asked of the batched engine (`eval`).
+    #[error("the batched engine (`eval`, `--parallel`) drafts with prompt lookup only: the MTP head drafts for a lone conversation (`ask`, `bench`); use `--speculate lookup`")]
+    MtpBatched,
     /// llama.cpp could not set up MTP drafting.
     #[error("llama.cpp could not set up drafting with the MTP head: {0}")]
     Mtp(#[source] llama_cpp_2::speculative::MtpSpeculativeError),
