@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
-use sqale_convert::{ConvertOptions, OutType};
 
 fn fixture(variant: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny").join(variant)
@@ -32,16 +31,7 @@ fn reference(variant: &str) -> Reference {
 }
 
 pub fn convert(variant: &str, ty: &str, dir: &Path) -> PathBuf {
-    let out = dir.join(format!("{variant}-{ty}.gguf"));
-    let opts = ConvertOptions {
-        out_type: ty.parse::<OutType>().unwrap(),
-        name: None,
-        repo: None,
-        threads: Some(2),
-        ..Default::default()
-    };
-    sqale_convert::convert(&fixture(variant), &out, &opts, &mut |_| {}).unwrap();
-    out
+    common::convert_tiny(variant, ty, dir)
 }
 
 /// Logits at every position, decoding one token at a time.

@@ -39,16 +39,7 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     // The tiny qwen35: 3 linear-attention layers and 1 full-attention layer (2 KV heads of 16);
     // conv state 3 x (64 + 2*2*16) f32 and SSM state 4 x 16 x 16 f32 per recurrent layer.
     let dir = tempfile::tempdir().unwrap();
-    let gguf = dir.path().join("tiny.gguf");
-    let ck = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/tied");
-    let opts = sqale_convert::ConvertOptions {
-        out_type: "f16".parse().unwrap(),
-        name: None,
-        repo: None,
-        threads: Some(2),
-        ..Default::default()
-    };
-    sqale_convert::convert(&ck, &gguf, &opts, &mut |_| {}).unwrap();
+    let gguf = common::convert_tiny("tied", "f16", dir.path());
     let m = &info(&["--model", gguf.to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["architecture"], "qwen35");
     assert_eq!(m["full_attention_layers"], 1);

@@ -8,20 +8,9 @@ use std::path::{Path, PathBuf};
 
 use sqale::agent::{Agent, Settings};
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
-use sqale_convert::ConvertOptions;
 
 fn convert(ty: &str, dir: &Path) -> PathBuf {
-    let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny/untied");
-    let out = dir.join(format!("tiny-{ty}.gguf"));
-    let opts = ConvertOptions {
-        out_type: ty.parse().unwrap(),
-        name: None,
-        repo: None,
-        threads: Some(2),
-        ..Default::default()
-    };
-    sqale_convert::convert(&ck, &out, &opts, &mut |_| {}).unwrap();
-    out
+    common::convert_tiny("untied", ty, dir)
 }
 
 fn options() -> EngineOptions {

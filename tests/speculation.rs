@@ -193,17 +193,7 @@ fn tiny_qwen35(dir: &Path) -> PathBuf {
 
 /// `tied/` carries a (random) MTP head, which the converter keeps.
 fn tiny_qwen35_variant(dir: &Path, variant: &str) -> PathBuf {
-    let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny").join(variant);
-    let out = dir.join(format!("tiny-{variant}-f16.gguf"));
-    let opts = sqale_convert::ConvertOptions {
-        out_type: "f16".parse().unwrap(),
-        name: None,
-        repo: None,
-        threads: Some(2),
-        ..Default::default()
-    };
-    sqale_convert::convert(&ck, &out, &opts, &mut |_| {}).unwrap();
-    out
+    common::convert_tiny(variant, "f16", dir)
 }
 
 /// After a rejected draft, a hybrid model's next logits equal those of a context that never

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use sqale::engine::{Model, ModelOptions};
 use sqale_convert::synth::Preset;
-use sqale_convert::ConvertOptions;
 
 /// Agent-like text: ChatML, thinking, JSON tool calls, SQL, digits, whitespace runs, non-Latin
 /// scripts, combining marks, emoji, contractions.
@@ -41,14 +40,7 @@ fn check(tokenizer_dir: &Path, work: &Path, label: &str) -> Model {
     let ck = work.join(format!("ck-{label}"));
     sqale_convert::synth::write_checkpoint(&ck, &Preset::tiny(), tokenizer_dir, 64 << 20, 3, &mut |_, _| {}).unwrap();
     let gguf = work.join(format!("{label}.gguf"));
-    let opts = ConvertOptions {
-        out_type: "bf16".parse().unwrap(),
-        name: None,
-        repo: None,
-        threads: Some(2),
-        ..Default::default()
-    };
-    sqale_convert::convert(&ck, &gguf, &opts, &mut |_| {}).unwrap();
+    common::convert_checkpoint(&ck, "bf16", &gguf);
     let model = Model::load(&gguf, &ModelOptions::default()).unwrap();
     let mut total = 0;
     for text in CORPUS {

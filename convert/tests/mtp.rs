@@ -15,6 +15,11 @@ use sha2::{Digest, Sha256};
 use sqale_convert::gguf::{self, GgufHeader, MetaArray, MetaValue};
 use sqale_convert::{ConvertError, ConvertOptions, Graft, IfPresent, Mtp};
 
+/// The headless copy the runtime crate's tests use too.
+#[path = "../../tests/support/headless.rs"]
+mod headless;
+use headless::headless_copy;
+
 fn fixture(variant: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen35-tiny").join(variant)
 }
@@ -102,29 +107,6 @@ fn head_of(data: &Tensors) -> Tensors {
 
 fn sha256(path: &Path) -> String {
     Sha256::digest(std::fs::read(path).unwrap()).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A copy of `from` without its `mtp.*` tensors, as transformers' `save_pretrained` writes a
-/// fine-tune; shards and index rewritten.
-fn headless_copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_owned();
-        if p.extension().is_some_and(|x| x == "safetensors") {
-            let bytes = std::fs::read(&p).unwrap();
-            let st = SafeTensors::deserialize(&bytes).unwrap();
-            let views: Vec<(String, TensorView)> =
-                st.tensors().into_iter().filter(|(n, _)| !n.starts_with("mtp.")).collect();
-            safetensors::serialize_to_file(views, None, &to.join(&name)).unwrap();
-        } else if name == "model.safetensors.index.json" {
-            let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            v["weight_map"].as_object_mut().unwrap().retain(|k, _| !k.starts_with("mtp."));
-            std::fs::write(to.join(&name), v.to_string()).unwrap();
-        } else {
-            std::fs::copy(&p, to.join(&name)).unwrap();
-        }
-    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -28,7 +28,7 @@ pub(crate) struct Drafting<'a> {
     max_draft: usize,
     /// What speculation did in this conversation.
     pub(crate) counts: SpecCounts,
-    /// The context with the pending token, for the lookup.
+    /// The context with the pending token, for a caller's drafter.
     scratch: Vec<LlamaToken>,
 }
 
@@ -79,10 +79,10 @@ impl<'a> Drafting<'a> {
         if self.given.is_none() && self.lookup.is_none() && (self.mtp.is_none() || mtp.is_none()) {
             return Ok(None);
         }
-        self.scratch.clear();
-        self.scratch.extend_from_slice(context);
-        self.scratch.push(last);
         if let Some((source, k)) = self.given.as_mut() {
+            self.scratch.clear();
+            self.scratch.extend_from_slice(context);
+            self.scratch.push(last);
             let mut draft = source.draft(&self.scratch, (*k).min(room));
             draft.truncate((*k).min(room));
             return Ok((!draft.is_empty()).then_some((Drafter::Given, draft)));
@@ -90,7 +90,7 @@ impl<'a> Drafting<'a> {
         if let Some((lookup, planner)) = self.lookup.as_mut() {
             let k = planner.plan(cost, room);
             if k > 0 {
-                let draft = lookup.draft(&self.scratch, k);
+                let draft = lookup.draft(context, last, k);
                 if !draft.is_empty() {
                     return Ok(Some((Drafter::Lookup, draft)));
                 }

@@ -7,6 +7,21 @@ use sqale::engine::{Engine, EngineOptions, Model};
 use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 
+/// Converts the checkpoint folder `ck` to `out` as `ty` with sqale's converter (two threads).
+pub fn convert_checkpoint(ck: &Path, ty: &str, out: &Path) {
+    let opts = sqale_convert::ConvertOptions { out_type: ty.parse().unwrap(), threads: Some(2), ..Default::default() };
+    sqale_convert::convert(ck, out, &opts, &mut |_| {}).unwrap();
+}
+
+/// Converts the committed tiny Qwen3.5 fixture `variant` (`tied`: with an MTP head, `untied`,
+/// `causal`) into `dir` as `ty`; returns the GGUF's path.
+pub fn convert_tiny(variant: &str, ty: &str, dir: &Path) -> PathBuf {
+    let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny").join(variant);
+    let out = dir.join(format!("tiny-{variant}-{ty}.gguf"));
+    convert_checkpoint(&ck, ty, &out);
+    out
+}
+
 /// The test model that `.ci/fetch-models` puts in place. Tests that need it fail (not skip)
 /// without it, saying how to fetch it.
 pub fn test_model() -> PathBuf {
