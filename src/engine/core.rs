@@ -16,8 +16,9 @@
 //!   more query rows of one sequence take llama.cpp's tinyBLAS f16 path while one row takes the
 //!   plain dot product, so a verify batch's rows from the fourth on differed from one-token
 //!   decoding (up to 0.76 in a logit on SmolLM2); with f32 every row of the first verify batch
-//!   after appended text is bit-identical (measured with `examples/verify_probe.rs`; a verify
-//!   step after another still rounds differently: README, "Speculative decoding"). It costs
+//!   after appended text is bit-identical (measured with `examples/verify_probe.rs`; for some
+//!   tokens llama.cpp still rounds a token decoded with the next one in a batch differently from
+//!   one decoded alone, plain decoding included: `examples/batch_probe.rs`). It costs
 //!   twice the KV memory, which for Qwen3.5's six full-attention layers is 0.4 GiB at 16,384
 //!   tokens.
 

@@ -161,7 +161,7 @@ impl EngineOptions {
     /// The drafting mode in force: `auto` speculates only when decoding is greedy (temperature
     /// 0), where verification is proven token-exact; sampled decoding with `auto` is plain, so
     /// that a seed's episode stays the same whatever `--parallel` is (README, "Speculative
-    /// decoding": a verify step after another rounds differently). An explicit mode is kept.
+    /// decoding": llama.cpp rounds a token decoded in a batch differently). An explicit mode is kept.
     pub fn speculation(&self) -> Speculate {
         match self.speculate {
             Speculate::Auto if self.temperature > 0.0 => Speculate::Off,

@@ -9,7 +9,10 @@
 //! measured it is estimated from its neighbours or a prior.
 //!
 //! A drafter whose drafts keep failing is paused for a number of steps that doubles each time,
-//! so that speculation never costs an episode much more than plain decoding.
+//! so that speculation never costs an episode much more than plain decoding. A pause ends with
+//! a probe: one draft of at least one token, whatever the plan says, so that one slow
+//! measurement (a busy machine) or a bad stretch can't switch drafting off for the rest of an
+//! episode; the probe refreshes both the cost curve and the acceptance.
 
 /// The prior relative cost of one extra row in a verify batch, before anything is measured
 /// (two x86 cores: 0.24 to 0.5 of a single step for the models here; README, "Speculative
@@ -19,27 +22,38 @@ const PRIOR_ROW_COST: f64 = 0.35;
 /// Weight of a new measurement in the running averages.
 const EMA: f64 = 0.2;
 
+/// Measurements of one batch size averaged plainly before the running average takes over.
+const MEAN_SAMPLES: u32 = 5;
+
 /// Seconds per decode step by number of rows, measured as the engine runs.
 #[derive(Debug, Clone)]
 pub struct CostCurve {
     /// `seconds[n - 1]`: the running mean for `n` rows, when measured.
     seconds: Vec<Option<f64>>,
+    /// `samples[n - 1]`: how many measurements `seconds[n - 1]` holds (capped).
+    samples: Vec<u32>,
 }
 
 impl CostCurve {
     /// An empty curve for batches of up to `max_rows` rows.
     pub fn new(max_rows: usize) -> Self {
-        CostCurve { seconds: vec![None; max_rows.max(1)] }
+        let n = max_rows.max(1);
+        CostCurve { seconds: vec![None; n], samples: vec![0; n] }
     }
 
-    /// Records that a decode of `rows` rows took `seconds`.
+    /// Records that a decode of `rows` rows took `seconds`: a plain mean of the first few
+    /// measurements of a size (so that one slow first step doesn't stand for the size), then a
+    /// running average.
     pub fn record(&mut self, rows: usize, seconds: f64) {
         if rows == 0 || rows > self.seconds.len() || !seconds.is_finite() || seconds <= 0.0 {
             return;
         }
+        let count = &mut self.samples[rows - 1];
+        *count = (*count + 1).min(MEAN_SAMPLES);
+        let weight = (1.0 / f64::from(*count)).max(EMA);
         let slot = &mut self.seconds[rows - 1];
         *slot = Some(match *slot {
-            Some(old) => old + EMA * (seconds - old),
+            Some(old) => old + weight * (seconds - old),
             None => seconds,
         });
     }
@@ -85,6 +99,9 @@ pub struct Planner {
     backoff: u64,
     /// Drafts in a row with nothing accepted.
     misses: u32,
+    /// A pause has ended: the next draft is at least one token, and stays owed until a draft
+    /// is checked (the drafter may have nothing to propose at the step it is offered).
+    probe: bool,
 }
 
 /// Fully failed drafts in a row before a drafter is paused.
@@ -98,7 +115,16 @@ impl Planner {
     /// A planner for drafts of up to `max_draft` tokens, starting from a hopeful acceptance
     /// of one half.
     pub fn new(max_draft: usize) -> Self {
-        Planner { accepted: 1.0, tried: 2.0, max_draft, clock: 0, paused_until: 0, backoff: FIRST_PAUSE, misses: 0 }
+        Planner {
+            accepted: 1.0,
+            tried: 2.0,
+            max_draft,
+            clock: 0,
+            paused_until: 0,
+            backoff: FIRST_PAUSE,
+            misses: 0,
+            probe: false,
+        }
     }
 
     /// Recent per-token acceptance rate.
@@ -119,6 +145,9 @@ impl Planner {
         }
         let limit = self.max_draft.min(room).min(cost.max_rows().saturating_sub(1));
         let k = best_draft(self.acceptance(), cost, limit);
+        if self.probe && limit > 0 {
+            return k.max(1);
+        }
         if k == 0 && limit > 0 {
             // Acceptance too low to pay: rest, then try again from a hopeful estimate.
             self.pause();
@@ -131,6 +160,7 @@ impl Planner {
         if drafted == 0 {
             return;
         }
+        self.probe = false;
         // A rejection is a try; a draft accepted to its end says nothing about the token after.
         let tries = accepted + usize::from(accepted < drafted);
         self.accepted = self.accepted * (1.0 - EMA) + EMA * accepted as f64;
@@ -147,6 +177,7 @@ impl Planner {
     }
 
     fn pause(&mut self) {
+        self.probe = true;
         self.paused_until = self.clock + self.backoff;
         self.backoff = (self.backoff * 2).min(MAX_PAUSE);
         self.misses = 0;
@@ -246,5 +277,33 @@ mod tests {
         p.record(4, 4);
         assert!(p.acceptance() > 0.5);
         assert_eq!(p.plan(&flat, 0), 0, "no room, no draft");
+    }
+
+    /// One slow measurement of a verify batch (a busy machine) must not switch drafting off
+    /// for good: the pause it causes ends with a probe, which is owed until a draft is checked.
+    #[test]
+    fn a_pause_ends_with_a_probe_that_waits_for_a_draft() {
+        let mut curve = CostCurve::new(5);
+        curve.record(1, 0.01);
+        curve.record(2, 0.03); // one outlier: a 2-row step "costs" three single steps
+        let mut p = Planner::new(4);
+        assert_eq!(p.plan(&curve, 100), 0, "the outlier makes drafting look worthless");
+        let mut waited = 0;
+        let k = loop {
+            let k = p.plan(&curve, 100);
+            if k > 0 {
+                break k;
+            }
+            waited += 1;
+            assert!(waited < 100, "drafting never came back");
+        };
+        assert_eq!(k, 1, "the probe drafts one token");
+        // The drafter had nothing at that step: the probe is still owed.
+        assert_eq!(p.plan(&curve, 100), 1);
+        // The probe is checked and its step measured at its usual cost.
+        curve.record(2, 0.012);
+        p.record(1, 1);
+        assert!(curve.relative(2) < 2.5, "the mean of the first samples: {}", curve.relative(2));
+        assert_eq!(p.plan(&curve, 100), 0, "still not worth it by the curve: paused again, no probe owed yet");
     }
 }
