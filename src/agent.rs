@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::defaults;
 use crate::env::{EnvError, Environment, Limits};
-use crate::generate::{Counters, Finish, GenerateError, Generator};
+use crate::generate::{Counters, Finish, GenerateError, Generator, TurnCache};
 use crate::prompt::{self, LimitReason, Prompt, PromptError};
 use crate::protocol::{self, Parsed};
 use crate::tools::Tool;
@@ -122,6 +122,9 @@ pub struct Turn {
     pub calls: Vec<CallRecord>,
     /// Wall-clock seconds for generating and running the turn.
     pub seconds: f64,
+    /// What the inference server's cache did for this turn's request (remote generators only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cache: Option<TurnCache>,
 }
 
 /// Where an episode's answer came from.
@@ -280,8 +283,12 @@ impl<G: Generator> Agent<G> {
             let Some(room) = self.room() else { break self.out_of_room() };
             let turn_start = Instant::now();
             let used = self.generator.counters().context_tokens;
-            let completion =
-                self.generator.complete(room, &mut |t| on_event(Event::Text(t))).map_err(AgentError::Generate)?;
+            let completion = match self.generator.complete(room, &mut |t| on_event(Event::Text(t))) {
+                Ok(c) => c,
+                // A server whose context is smaller than it said refuses the request.
+                Err(GenerateError::ContextFull { .. }) => break Some(EndedBy::ContextFull),
+                Err(e) => return Err(AgentError::Generate(e)),
+            };
             on_event(Event::TurnEnd { tokens: completion.tokens });
             let turn = Turn {
                 index: state.episode.turns.len() + 1,
@@ -291,6 +298,7 @@ impl<G: Generator> Agent<G> {
                 finish: completion.finish,
                 calls: Vec::new(),
                 seconds: 0.0,
+                server_cache: self.generator.last_cache(),
             };
             if final_turn {
                 state.final_answer(turn, turn_start);

@@ -2,7 +2,7 @@
 //! completions are sampled from.
 //!
 //! The llama.cpp engine implements it; so does the scripted test double
-//! ([`ScriptedGenerator`]), and a remote backend could. The trait speaks text so that its users
+//! ([`ScriptedGenerator`]), and so does the remote backend ([`crate::remote`]). The trait speaks text so that its users
 //! need no tokenizer; implementations keep the sequence as tokens and never re-tokenize what was
 //! sampled.
 
@@ -47,6 +47,19 @@ pub struct Counters {
     /// What speculative decoding drafted and kept (left out when nothing was drafted).
     #[serde(default, skip_serializing_if = "SpecCounts::is_empty")]
     pub speculation: SpecCounts,
+}
+
+/// What a server's prefix cache did for one completion request (a remote generator's own
+/// counters; the in-process engine decodes each token once and reports none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TurnCache {
+    /// Tokens in the request's prompt (the whole conversation so far).
+    pub prompt: usize,
+    /// Of them, taken from the server's cache (llama-server `cache_n`, vLLM `cached_tokens`),
+    /// when the server says.
+    pub cached: Option<usize>,
+    /// Of them, decoded for this request (llama-server `prompt_n`), when the server says.
+    pub decoded: Option<usize>,
 }
 
 /// Errors from a generator.
@@ -103,6 +116,11 @@ pub trait Generator {
 
     /// The context window, in tokens.
     fn context_size(&self) -> usize;
+
+    /// What a server's cache did for the last completion; `None` for generators without one.
+    fn last_cache(&self) -> Option<TurnCache> {
+        None
+    }
 }
 
 /// A test double: replays given completions in order, whatever was appended.
@@ -235,5 +253,9 @@ impl<G: Generator + ?Sized> Generator for &mut G {
 
     fn context_size(&self) -> usize {
         (**self).context_size()
+    }
+
+    fn last_cache(&self) -> Option<TurnCache> {
+        (**self).last_cache()
     }
 }

@@ -10,6 +10,7 @@
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
 //! - [`speculate`]: drafters and the draft-length planner for speculative decoding;
 //! - [`agent`]: the episode state machine that ties them together;
+//! - [`remote`]: the same generation trait on an inference server (vLLM, llama-server);
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
 //! - [`eval`]: benchmarks, execution scoring, summaries.
 //!
@@ -40,6 +41,7 @@ pub mod memory;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
+pub mod remote;
 pub mod speculate;
 pub mod system;
 pub mod tools;

@@ -379,6 +379,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                     bytes: 100_000_000,
                     params: 134_515_008,
                     last_run: Some(run),
+                    servers: None,
                 },
             )
             .unwrap();

@@ -16,6 +16,8 @@ use super::ModelArgs;
 pub struct AskArgs {
     #[command(flatten)]
     model: ModelArgs,
+    #[command(flatten)]
+    server: super::ServerArgs,
     /// SQLite database (default: the demo database that ships with sqale).
     #[arg(long)]
     db: Option<PathBuf>,
@@ -48,7 +50,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let db = super::db_or_demo(args.db.clone())?;
     // Fail on a bad database before spending time on the model.
     sqale::env::Environment::open(&db)?;
-    let (model_path, pulled_prompt) = args.model.model_path()?;
+    // On a server, no local model (nor the default model's download).
+    let local = if args.server.any() { None } else { Some(args.model.model_path()?) };
+    let pulled_prompt = local.as_ref().and_then(|(_, p)| p.clone());
     // The reference loop that came with a pulled model carries the training prompt.
     let prompt = match args.prompt_from.as_ref().or(pulled_prompt.as_ref()) {
         Some(p) => Prompt::from_python_file(p)?,
@@ -62,20 +66,33 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         limits: super::limits(args.sql_timeout)?,
         ..Settings::default()
     };
-    let model = args.model.load_path(&model_path)?;
-    // One conversation: nothing to reuse the prompt snapshot for.
-    let engine =
-        Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
-    let mut agent = Agent::new(engine, settings);
     let mut tracer = Tracer::new();
-    let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut |e| {
+    let mut on_event = |e: sqale::agent::Event<'_>| {
         if args.trace {
             tracer.event(e)
         }
-    })?;
+    };
+    let (episode, label, servers) = if let Some((model_path, _)) = &local {
+        let model = args.model.load_path(model_path)?;
+        // One conversation: nothing to reuse the prompt snapshot for.
+        let engine =
+            Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
+        let mut agent = Agent::new(engine, settings);
+        let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
+        (episode, model.path().display().to_string(), None)
+    } else {
+        let pool = args.server.pool(args.json)?;
+        let sampling =
+            sqale::remote::Sampling { temperature: args.model.temp, top_p: args.model.top_p, top_k: args.model.top_k };
+        let mut agent = Agent::new(sqale::remote::RemoteGenerator::new(&pool, sampling), settings);
+        let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
+        let servers = serde_json::to_value(pool.servers()).context("describing the servers")?;
+        (episode, pool.label(), Some(servers))
+    };
     if args.json {
         let out = serde_json::json!({
-            "model": model.path().display().to_string(),
+            "model": label,
+            "servers": servers,
             "ctx": args.model.ctx,
             "temperature": args.model.temp,
             "top_p": args.model.top_p,

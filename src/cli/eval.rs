@@ -60,6 +60,19 @@ struct RunArgs {
     /// GGUF models to evaluate (repeat for several).
     #[arg(long = "model", short = 'm')]
     models: Vec<PathBuf>,
+    /// Also (or only) evaluate the model served by these inference servers (`--server URL`,
+    /// repeatable): one more model in the report, side by side with the local ones.
+    #[command(flatten)]
+    server: super::ServerArgs,
+    /// Sampling temperature (the protocol's; 0 = greedy).
+    #[arg(long, default_value_t = defaults::TEMPERATURE)]
+    temp: f32,
+    /// Top-p (nucleus) threshold.
+    #[arg(long, default_value_t = defaults::TOP_P)]
+    top_p: f32,
+    /// Top-k cut-off.
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    top_k: i32,
     /// First N questions only.
     #[arg(long)]
     limit: Option<usize>,
@@ -225,7 +238,12 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         .bench
         .as_deref()
         .context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
-    anyhow::ensure!(!args.models.is_empty(), "give at least one --model file.gguf");
+    anyhow::ensure!(
+        !args.models.is_empty() || args.server.any(),
+        "give at least one --model file.gguf or --server URL"
+    );
+    // Servers are probed before any work, so that a wrong URL or key fails at once.
+    let pool = if args.server.any() { Some(args.server.pool(args.json)?) } else { None };
     let mut questions = load(spec, args.limit, args.shard, &args.phrasing, args.json)?;
     let out = ResultsDir::create(&args.out)?;
     let limits = super::limits(args.sql_timeout)?;
@@ -248,6 +266,9 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         let options = sqale::engine::EngineOptions {
             ctx,
             threads: args.hardware.threads,
+            temperature: args.temp,
+            top_p: args.top_p,
+            top_k: args.top_k,
             speculate: args.speculate,
             max_draft: args.max_draft,
             ..Default::default()
@@ -284,7 +305,71 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         run.peak_rss_bytes = sqale::memory::peak_bytes();
         out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
     }
+    if let Some(pool) = &pool {
+        run_remote(&args, pool, &questions, &out, &limits, &mut gold)?;
+    }
     print_reports(out.path(), args.json)
+}
+
+/// The model on `--server`: `--parallel` episodes in flight across the servers.
+fn run_remote(
+    args: &RunArgs,
+    pool: &sqale::remote::Pool,
+    questions: &[Question],
+    out: &ResultsDir,
+    limits: &sqale::env::Limits,
+    gold: &mut GoldCache,
+) -> anyhow::Result<()> {
+    let label = match args.schema {
+        SchemaCondition::Full => pool.label(),
+        other => format!("{} @{other}", pool.label()),
+    };
+    sqale::memory::reset_peak();
+    let started = std::time::Instant::now();
+    let sampling = sqale::remote::Sampling { temperature: args.temp, top_p: args.top_p, top_k: args.top_k };
+    let settings =
+        Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+    let pb = bar(questions.len(), args.json);
+    pb.set_prefix(label.clone());
+    let already = eval::done_ids(&out.episodes(), &label).len();
+    pb.set_position(already.min(questions.len()) as u64);
+    let mut run = RunStats { parallel: args.parallel, ..RunStats::default() };
+    let (mut correct, mut scored, mut failed) = (0usize, 0usize, 0usize);
+    eval::remote::run(
+        pool,
+        sampling,
+        args.parallel as usize,
+        &settings,
+        &label,
+        questions,
+        args.seed,
+        &out.episodes(),
+        gold,
+        &mut |_, _, r| {
+            if r.error.is_some() {
+                failed += 1;
+            } else if r.gold_ok {
+                scored += 1;
+                correct += r.correct as usize;
+            }
+            run.count(r);
+            pb.inc(1);
+            pb.set_message(if failed > 0 {
+                format!("{correct}/{scored}, {failed} failed")
+            } else {
+                format!("{correct}/{scored}")
+            });
+        },
+    )?;
+    pb.finish_and_clear();
+    run.seconds = started.elapsed().as_secs_f64();
+    run.peak_rss_bytes = sqale::memory::peak_bytes();
+    let servers = pool.servers().into_iter().cloned().collect();
+    out.record_model(&label, ModelEntry::remote(servers, run))?;
+    if failed > 0 {
+        eprintln!("{failed} episodes failed on the servers (recorded with their error, not scored): run the same command again to play them");
+    }
+    Ok(())
 }
 
 fn score(args: ScoreArgs) -> anyhow::Result<()> {

@@ -157,6 +157,69 @@ impl ModelArgs {
     }
 }
 
+/// An inference server group to run on instead of a model in-process (`ask`, `eval`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServerArgs {
+    /// An inference server serving the model (vLLM or llama-server), e.g.
+    /// `http://127.0.0.1:8080`; repeat for several servers of one model.
+    #[arg(long = "server")]
+    servers: Vec<String>,
+    /// The servers' API: `vllm`, `llama-server`, or `auto` (probed).
+    #[arg(long, default_value = "auto")]
+    server_kind: String,
+    /// File holding the servers' API key (default: the SQALE_API_KEY environment variable).
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// Seconds to wait for one server response.
+    #[arg(long, default_value_t = 600.0)]
+    server_timeout: f64,
+    /// Tokenise on the client with this tokenizer.json (or a Hugging Face repo id in the local
+    /// cache), checked against the server's /tokenize; default: the server's /tokenize.
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+}
+
+impl ServerArgs {
+    /// Whether a server was given.
+    fn any(&self) -> bool {
+        !self.servers.is_empty()
+    }
+
+    /// Probes the servers into a pool (progress on stderr unless `quiet`).
+    fn pool(&self, quiet: bool) -> anyhow::Result<sqale::remote::Pool> {
+        use anyhow::Context as _;
+        let kind = match self.server_kind.as_str() {
+            "auto" => None,
+            k => Some(k.parse::<sqale::remote::ServerKind>().map_err(anyhow::Error::msg)?),
+        };
+        anyhow::ensure!(
+            self.server_timeout.is_finite() && self.server_timeout > 0.0,
+            "--server-timeout must be a positive number of seconds, got {}",
+            self.server_timeout
+        );
+        let key = match &self.api_key_file {
+            Some(f) => Some(
+                std::fs::read_to_string(f)
+                    .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?
+                    .trim()
+                    .to_string(),
+            ),
+            None => std::env::var("SQALE_API_KEY").ok().filter(|k| !k.is_empty()),
+        };
+        let options = sqale::remote::PoolOptions {
+            kind,
+            key,
+            timeout: std::time::Duration::from_secs_f64(self.server_timeout),
+            tokenizer: self.tokenizer.clone(),
+            ..Default::default()
+        };
+        if !quiet {
+            eprintln!("probing {} server(s): {}", self.servers.len(), self.servers.join(", "));
+        }
+        Ok(sqale::remote::Pool::connect(&self.servers, options)?)
+    }
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     dispatch(cli).map_err(with_flag_hint)
@@ -216,6 +279,8 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
         Some("pass --no-mtp to pull it without a head")
     } else if let Some(err) = e.downcast_ref::<EnvError>() {
         env_hint(err)
+    } else if let Some(sqale::remote::PoolError::Probe { .. }) = e.downcast_ref() {
+        Some("check the --server URL, that the server is up, and --server-kind")
     } else if let Some(err) = e.downcast_ref::<AgentError>() {
         match err {
             AgentError::PromptTooLong { .. } => Some("raise --max-episode-tokens"),

@@ -7,13 +7,14 @@
 //! The modules, leaves first: [`question`] (a benchmark question), [`source`] (reading
 //! benchmarks: JSONL, BIRD, EHRSQL, and [`sqale`]'s parquet pair, with [`hub`] as the only
 //! network path), [`subset`] (schema-size copies), [`score`] (execution match), this module
-//! (running episodes into records), [`predictions`] (scoring SQL made elsewhere), [`report`]
+//! (running episodes into records), [`remote`] (the same on inference servers), [`predictions`] (scoring SQL made elsewhere), [`report`]
 //! (summaries), [`html`] (the report page), and [`results`] (the results folder's files).
 
 pub mod html;
 pub mod hub;
 pub mod predictions;
 pub mod question;
+pub mod remote;
 pub mod report;
 pub mod results;
 pub mod score;
@@ -92,6 +93,10 @@ pub struct Record {
     pub seed: u32,
     /// The whole episode (absent for scored-only predictions and failed gold queries).
     pub episode: Option<Episode>,
+    /// Why the episode could not be run to its end (an inference server that failed): such a
+    /// record is not scored, and a resumed run plays the question again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl Record {
@@ -114,7 +119,8 @@ pub fn episode_seed(seed: u32, id: &str) -> u32 {
     u32::from_le_bytes([d[0], d[1], d[2], d[3]])
 }
 
-/// Ids already in a results file for `model`.
+/// Ids already in a results file for `model` (records of failed episodes don't count: a
+/// resumed run plays them again).
 pub fn done_ids(results: &Path, model: &str) -> HashSet<String> {
     let Ok(f) = std::fs::File::open(results) else {
         return HashSet::new();
@@ -123,7 +129,7 @@ pub fn done_ids(results: &Path, model: &str) -> HashSet<String> {
         .lines()
         .map_while(Result::ok)
         .filter_map(|l| serde_json::from_str::<Record>(&l).ok())
-        .filter(|r| r.model == model)
+        .filter(|r| r.model == model && r.error.is_none())
         .map(|r| r.id)
         .collect()
 }
@@ -188,7 +194,7 @@ impl GoldCache {
     }
 }
 
-fn append(results: &Path, record: &Record) -> std::io::Result<()> {
+pub(crate) fn append(results: &Path, record: &Record) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(results)?;
     let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
     line.push('\n');
@@ -224,6 +230,7 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, l
         gold_literals_seen: 0,
         seed: 0,
         episode: None,
+        error: None,
     };
     match &gold.rows {
         Err(e) => {

@@ -60,6 +60,10 @@ pub struct Summary {
     pub ended_by: BTreeMap<String, usize>,
     /// Difficulty → (correct, n).
     pub by_difficulty: BTreeMap<String, (usize, usize)>,
+    /// Questions whose episode failed on an inference server and was not played again (not
+    /// scored; a resumed run plays them).
+    #[serde(default)]
+    pub failed: usize,
     /// What speculative decoding drafted and kept over these episodes (absent when it was off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculation: Option<SpecCounts>,
@@ -102,7 +106,13 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
     order
         .into_iter()
         .map(|model| {
-            let all: Vec<&Record> = records.iter().filter(|r| r.model == model).collect();
+            let all: Vec<&Record> = records.iter().filter(|r| r.model == model && r.error.is_none()).collect();
+            let played: std::collections::HashSet<&str> = all.iter().map(|r| r.id.as_str()).collect();
+            let failed: std::collections::HashSet<&str> = records
+                .iter()
+                .filter(|r| r.model == model && r.error.is_some() && !played.contains(r.id.as_str()))
+                .map(|r| r.id.as_str())
+                .collect();
             let rs: Vec<&Record> = all.iter().copied().filter(|r| r.gold_ok).collect();
             let n = rs.len();
             let mean =
@@ -143,6 +153,7 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
                 gold_literals_seen: if lits == 0 { 0.0 } else { 100.0 * seen as f64 / lits as f64 },
                 ended_by,
                 by_difficulty,
+                failed: failed.len(),
                 speculation: (!spec.is_empty()).then_some(spec),
             }
         })
@@ -217,14 +228,17 @@ pub fn mib(bytes: u64) -> String {
 /// Paired comparison of every model against the first.
 pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
     let Some(first) = summaries.first() else { return Vec::new() };
-    let a: BTreeMap<&str, bool> =
-        records.iter().filter(|r| r.model == first.model && r.gold_ok).map(|r| (r.id.as_str(), r.correct)).collect();
+    let a: BTreeMap<&str, bool> = records
+        .iter()
+        .filter(|r| r.model == first.model && r.gold_ok && r.error.is_none())
+        .map(|r| (r.id.as_str(), r.correct))
+        .collect();
     summaries[1..]
         .iter()
         .map(|s| {
             let b: BTreeMap<&str, bool> = records
                 .iter()
-                .filter(|r| r.model == s.model && r.gold_ok)
+                .filter(|r| r.model == s.model && r.gold_ok && r.error.is_none())
                 .map(|r| (r.id.as_str(), r.correct))
                 .collect();
             let common: Vec<(&str, bool, bool)> =
@@ -272,6 +286,12 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
         for (e, n) in &m.ended_by {
             s.push_str(&format!("| {} | {} | {} |\n", m.model, e, n));
         }
+    }
+    for m in summaries.iter().filter(|m| m.failed > 0) {
+        s.push_str(&format!(
+            "\n{}: {} episodes failed on the inference server (not scored; run the same command again to play them)\n",
+            m.model, m.failed
+        ));
     }
     for line in summaries.iter().filter_map(Summary::speculation_line) {
         s.push_str(&format!("\n{line}\n"));

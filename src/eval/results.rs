@@ -65,13 +65,23 @@ pub struct ModelEntry {
     /// The last run of this model into the folder.
     #[serde(default)]
     pub last_run: Option<RunStats>,
+    /// The inference servers it ran on (absent for a model run in-process): URL, API, model id
+    /// and version of each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<Vec<crate::remote::ServerInfo>>,
 }
 
 impl ModelEntry {
     /// The entry of the model file `path` with `params` parameters after `run`.
     pub fn new(path: &Path, params: u64, run: RunStats) -> Self {
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        ModelEntry { path: path.display().to_string(), bytes, params, last_run: Some(run) }
+        ModelEntry { path: path.display().to_string(), bytes, params, last_run: Some(run), servers: None }
+    }
+
+    /// The entry of a model run on `servers` (its file and size are the servers' business).
+    pub fn remote(servers: Vec<crate::remote::ServerInfo>, run: RunStats) -> Self {
+        let path = servers.first().map(|s| s.model.clone()).unwrap_or_default();
+        ModelEntry { path, bytes: 0, params: 0, last_run: Some(run), servers: Some(servers) }
     }
 }
 

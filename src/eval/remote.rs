@@ -1,0 +1,118 @@
+//! Evaluation on inference servers: `parallel` episodes in flight across a [`Pool`], each on a
+//! thread of its own (its tool calls run on the client while the others wait on a server).
+//!
+//! Every question ends as exactly one record: scored, or, when the servers failed it, a record
+//! with its `error` (never a wrong answer; a resumed run plays it again). A wrong API key stops
+//! the run.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use super::{append, done_ids, episode_record, episode_seed, score_record, EvalError, GoldCache, Question, Record};
+use crate::agent::{Agent, AgentError, Settings};
+use crate::remote::{remote_error, Pool, RemoteError, RemoteGenerator, Sampling};
+
+/// Runs every question not yet in `results` for `model` on `pool`, `parallel` at once,
+/// appending a record per episode as it finishes; `progress(done, total, record)` after each.
+/// Seeds derive from `seed` and the question id, as in-process.
+#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
+pub fn run(
+    pool: &Pool,
+    sampling: Sampling,
+    parallel: usize,
+    settings: &Settings,
+    model: &str,
+    questions: &[Question],
+    seed: u32,
+    results: &Path,
+    gold: &mut GoldCache,
+    progress: &mut dyn FnMut(usize, usize, &Record),
+) -> Result<usize, EvalError> {
+    let done = done_ids(results, model);
+    let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
+    let total = todo.len();
+    let mut finished = 0usize;
+    let mut write = |record: Record, finished: &mut usize| -> Result<(), EvalError> {
+        append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
+        *finished += 1;
+        progress(*finished, total, &record);
+        Ok(())
+    };
+    let mut queue = VecDeque::new();
+    for q in todo {
+        if gold.get(q).rows.is_err() {
+            write(score_record(model, q, None, gold.get(q), &settings.limits), &mut finished)?;
+        } else {
+            queue.push_back(q);
+        }
+    }
+    let gold: &GoldCache = gold;
+    let queue = Mutex::new(queue);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Result<Record, EvalError>>();
+    let workers = parallel.max(1);
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (queue, stop) = (&queue, &stop);
+            scope.spawn(move || {
+                let mut generator = RemoteGenerator::new(pool, sampling);
+                while !stop.load(Ordering::SeqCst) {
+                    let Some(q) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
+                    let r = one(&mut generator, settings, model, q, seed, gold);
+                    if tx.send(r).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for r in rx {
+            if failure.is_some() {
+                continue;
+            }
+            if let Err(e) = r.and_then(|r| write(r, &mut finished)) {
+                stop.store(true, Ordering::SeqCst);
+                failure = Some(e);
+            }
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(total),
+    }
+}
+
+/// One question's record: scored, or failed with the servers' error; `Err` only for what must
+/// stop the run (a rejected API key, a bug).
+fn one(
+    generator: &mut RemoteGenerator<'_>,
+    settings: &Settings,
+    model: &str,
+    q: &Question,
+    seed: u32,
+    gold: &GoldCache,
+) -> Result<Record, EvalError> {
+    let mut s = settings.clone();
+    s.seed = episode_seed(seed, &q.id);
+    let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
+    match episode_record(&mut Agent::new(&mut *generator, s.clone()), model, q, g) {
+        Ok(r) => Ok(r),
+        Err(EvalError::Episode { source: AgentError::Generate(e), id }) => match remote_error(&e) {
+            Some(RemoteError::Unauthorized { .. }) | None => {
+                Err(EvalError::Episode { id, source: AgentError::Generate(e) })
+            }
+            Some(_) => {
+                let mut r = score_record(model, q, None, g, &s.limits);
+                r.seed = s.seed;
+                r.correct = false;
+                r.error = Some(e.to_string());
+                Ok(r)
+            }
+        },
+        Err(e) => Err(e),
+    }
+}

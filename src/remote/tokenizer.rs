@@ -1,0 +1,63 @@
+//! Tokenising the turns sqale appends: by the server's own `/tokenize`, or on the client with a
+//! `tokenizer.json` (the `tokenizers` crate), which the pool checks once against the server.
+
+use std::path::{Path, PathBuf};
+
+/// Where text becomes token ids.
+#[derive(Debug)]
+pub enum Tokenizer {
+    /// The server's `/tokenize` (nothing local needed).
+    Server,
+    /// A local `tokenizer.json`.
+    Local(Box<LocalTokenizer>),
+}
+
+impl Tokenizer {
+    /// A local tokenizer from `spec`: a `tokenizer.json` file, or a Hugging Face repo id whose
+    /// `tokenizer.json` is in the local Hugging Face cache (as `sqale pull` leaves it).
+    pub fn local(spec: &Path) -> Result<Self, String> {
+        let path = if spec.exists() {
+            spec.to_path_buf()
+        } else {
+            let repo = spec.to_string_lossy().into_owned();
+            hf_hub::Cache::from_env().model(repo.clone()).get("tokenizer.json").ok_or_else(|| {
+                format!(
+                    "--tokenizer {}: no such file, and no tokenizer.json for a repo {repo:?} in the Hugging Face cache \
+                     (give a tokenizer.json path, or `sqale pull` the model first)",
+                    spec.display()
+                )
+            })?
+        };
+        let inner = tokenizers::Tokenizer::from_file(&path)
+            .map_err(|e| format!("{}: not a tokenizer.json the tokenizers crate reads: {e}", path.display()))?;
+        Ok(Tokenizer::Local(Box::new(LocalTokenizer { path, inner })))
+    }
+}
+
+/// A `tokenizer.json` loaded with the `tokenizers` crate.
+pub struct LocalTokenizer {
+    path: PathBuf,
+    inner: tokenizers::Tokenizer,
+}
+
+impl std::fmt::Debug for LocalTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalTokenizer").field("path", &self.path).finish()
+    }
+}
+
+impl LocalTokenizer {
+    /// The file it was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Token ids of `text`; added tokens (`<|im_start|>` …) in the text are matched as such,
+    /// and the post-processor's BOS/EOS are added only with `add_special`.
+    pub fn encode(&self, text: &str, add_special: bool) -> Result<Vec<u32>, String> {
+        self.inner
+            .encode(text, add_special)
+            .map(|e| e.get_ids().to_vec())
+            .map_err(|e| format!("tokenising with {}: {e}", self.path.display()))
+    }
+}
