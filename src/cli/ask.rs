@@ -82,8 +82,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         (episode, model.path().display().to_string(), None)
     } else {
         let pool = args.server.pool(args.json)?;
-        let sampling =
-            sqale::remote::Sampling { temperature: args.model.temp, top_p: args.model.top_p, top_k: args.model.top_k };
+        let sampling = args.model.sampling.remote();
         let mut agent = Agent::new(sqale::remote::RemoteGenerator::new(&pool, sampling), settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
         let servers = serde_json::to_value(pool.servers()).context("describing the servers")?;
@@ -94,9 +93,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
             "model": label,
             "servers": servers,
             "ctx": args.model.ctx,
-            "temperature": args.model.temp,
-            "top_p": args.model.top_p,
-            "top_k": args.model.top_k,
+            "temperature": args.model.sampling.temp,
+            "top_p": args.model.sampling.top_p,
+            "top_k": args.model.sampling.top_k,
             "episode": episode,
         });
         println!("{}", serde_json::to_string_pretty(&out).context("serialising the episode")?);

@@ -64,15 +64,8 @@ struct RunArgs {
     /// repeatable): one more model in the report, side by side with the local ones.
     #[command(flatten)]
     server: super::ServerArgs,
-    /// Sampling temperature (the protocol's; 0 = greedy).
-    #[arg(long, default_value_t = defaults::TEMPERATURE)]
-    temp: f32,
-    /// Top-p (nucleus) threshold.
-    #[arg(long, default_value_t = defaults::TOP_P)]
-    top_p: f32,
-    /// Top-k cut-off.
-    #[arg(long, default_value_t = defaults::TOP_K)]
-    top_k: i32,
+    #[command(flatten)]
+    sampling: super::SamplingArgs,
     /// First N questions only.
     #[arg(long)]
     limit: Option<usize>,
@@ -222,6 +215,50 @@ fn bar(total: usize, json: bool) -> ProgressBar {
     pb
 }
 
+/// One model's progress bar and the counts of its run.
+struct Tally {
+    pb: ProgressBar,
+    run: RunStats,
+    correct: usize,
+    scored: usize,
+    failed: usize,
+}
+
+impl Tally {
+    /// A bar for `label` over `total` questions, starting at those already in `out`.
+    fn new(label: &str, total: usize, out: &ResultsDir, args: &RunArgs) -> Self {
+        let pb = bar(total, args.json);
+        pb.set_prefix(label.to_string());
+        pb.set_position(eval::done_ids(&out.episodes(), label).len().min(total) as u64);
+        let run = RunStats { parallel: args.parallel, ..RunStats::default() };
+        Tally { pb, run, correct: 0, scored: 0, failed: 0 }
+    }
+
+    /// Counts a finished record: EX so far, and episodes that failed on a server.
+    fn count(&mut self, r: &eval::Record) {
+        if r.error.is_some() {
+            self.failed += 1;
+        } else if r.gold_ok {
+            self.scored += 1;
+            self.correct += r.correct as usize;
+        }
+        self.run.count(r);
+        self.pb.inc(1);
+        let (c, n) = (self.correct, self.scored);
+        self.pb.set_message(if self.failed > 0 {
+            format!("{c}/{n}, {} failed", self.failed)
+        } else {
+            format!("{c}/{n}")
+        });
+    }
+
+    /// The run's stats, timed from `started`, with the process's peak memory.
+    fn finish(self, started: std::time::Instant) -> RunStats {
+        self.pb.finish_and_clear();
+        RunStats { seconds: started.elapsed().as_secs_f64(), peak_rss_bytes: sqale::memory::peak_bytes(), ..self.run }
+    }
+}
+
 fn spinner_bar(total: usize, prefix: &str) -> ProgressBar {
     let pb = ProgressBar::new(total as u64);
     pb.set_style(
@@ -266,9 +303,9 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         let options = sqale::engine::EngineOptions {
             ctx,
             threads: args.hardware.threads,
-            temperature: args.temp,
-            top_p: args.top_p,
-            top_k: args.top_k,
+            temperature: args.sampling.temp,
+            top_p: args.sampling.top_p,
+            top_k: args.sampling.top_k,
             speculate: args.speculate,
             max_draft: args.max_draft,
             ..Default::default()
@@ -276,12 +313,7 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
         let settings =
             Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
-        let pb = bar(questions.len(), args.json);
-        pb.set_prefix(label.clone());
-        let already = eval::done_ids(&out.episodes(), &label).len();
-        pb.set_position(already.min(questions.len()) as u64);
-        let mut run = RunStats { parallel: args.parallel, ..RunStats::default() };
-        let (mut correct, mut scored) = (0usize, 0usize);
+        let mut tally = Tally::new(&label, questions.len(), &out, &args);
         eval::run(
             &mut engine,
             &settings,
@@ -290,19 +322,9 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
             args.seed,
             &out.episodes(),
             &mut gold,
-            &mut |_, _, r| {
-                if r.gold_ok {
-                    scored += 1;
-                    correct += r.correct as usize;
-                }
-                run.count(r);
-                pb.inc(1);
-                pb.set_message(format!("{correct}/{scored}"));
-            },
+            &mut |_, _, r| tally.count(r),
         )?;
-        pb.finish_and_clear();
-        run.seconds = started.elapsed().as_secs_f64();
-        run.peak_rss_bytes = sqale::memory::peak_bytes();
+        let run = tally.finish(started);
         out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
     }
     if let Some(pool) = &pool {
@@ -326,18 +348,12 @@ fn run_remote(
     };
     sqale::memory::reset_peak();
     let started = std::time::Instant::now();
-    let sampling = sqale::remote::Sampling { temperature: args.temp, top_p: args.top_p, top_k: args.top_k };
     let settings =
         Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
-    let pb = bar(questions.len(), args.json);
-    pb.set_prefix(label.clone());
-    let already = eval::done_ids(&out.episodes(), &label).len();
-    pb.set_position(already.min(questions.len()) as u64);
-    let mut run = RunStats { parallel: args.parallel, ..RunStats::default() };
-    let (mut correct, mut scored, mut failed) = (0usize, 0usize, 0usize);
+    let mut tally = Tally::new(&label, questions.len(), out, args);
     eval::remote::run(
         pool,
-        sampling,
+        args.sampling.remote(),
         args.parallel as usize,
         &settings,
         &label,
@@ -345,25 +361,10 @@ fn run_remote(
         args.seed,
         &out.episodes(),
         gold,
-        &mut |_, _, r| {
-            if r.error.is_some() {
-                failed += 1;
-            } else if r.gold_ok {
-                scored += 1;
-                correct += r.correct as usize;
-            }
-            run.count(r);
-            pb.inc(1);
-            pb.set_message(if failed > 0 {
-                format!("{correct}/{scored}, {failed} failed")
-            } else {
-                format!("{correct}/{scored}")
-            });
-        },
+        &mut |_, _, r| tally.count(r),
     )?;
-    pb.finish_and_clear();
-    run.seconds = started.elapsed().as_secs_f64();
-    run.peak_rss_bytes = sqale::memory::peak_bytes();
+    let failed = tally.failed;
+    let run = tally.finish(started);
     let servers = pool.servers().into_iter().cloned().collect();
     out.record_model(&label, ModelEntry::remote(servers, run))?;
     if failed > 0 {

@@ -75,6 +75,27 @@ impl HardwareArgs {
     }
 }
 
+/// Sampling flags (the protocol's values by default), in-process or on a server.
+#[derive(Args, Debug, Clone)]
+pub struct SamplingArgs {
+    /// Sampling temperature (0 = greedy).
+    #[arg(long, default_value_t = defaults::TEMPERATURE)]
+    temp: f32,
+    /// Top-p (nucleus) threshold.
+    #[arg(long, default_value_t = defaults::TOP_P)]
+    top_p: f32,
+    /// Top-k cut-off.
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    top_k: i32,
+}
+
+impl SamplingArgs {
+    /// The same values for a server.
+    fn remote(&self) -> sqale::remote::Sampling {
+        sqale::remote::Sampling { temperature: self.temp, top_p: self.top_p, top_k: self.top_k }
+    }
+}
+
 /// Model and sampling flags shared by the commands that run a model.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -89,15 +110,8 @@ pub struct ModelArgs {
     /// Tokens per prefill batch.
     #[arg(long, default_value_t = defaults::BATCH_TOKENS)]
     batch: u32,
-    /// Sampling temperature (0 = greedy).
-    #[arg(long, default_value_t = defaults::TEMPERATURE)]
-    temp: f32,
-    /// Top-p (nucleus) threshold.
-    #[arg(long, default_value_t = defaults::TOP_P)]
-    top_p: f32,
-    /// Top-k cut-off.
-    #[arg(long, default_value_t = defaults::TOP_K)]
-    top_k: i32,
+    #[command(flatten)]
+    sampling: SamplingArgs,
     /// Speculative decoding: `auto` (when decoding is greedy: the model's MTP head when the file
     /// has one, plus prompt lookup; when sampling: off, so a seed's episode is reproducible),
     /// `off`, `lookup`, `mtp` or `both`.
@@ -147,9 +161,9 @@ impl ModelArgs {
             ctx: self.ctx,
             threads: self.hardware.threads,
             batch: self.batch,
-            temperature: self.temp,
-            top_p: self.top_p,
-            top_k: self.top_k,
+            temperature: self.sampling.temp,
+            top_p: self.sampling.top_p,
+            top_k: self.sampling.top_k,
             keep_prefix: true,
             speculate: self.speculate,
             max_draft: self.max_draft,

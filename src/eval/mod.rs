@@ -194,7 +194,7 @@ impl GoldCache {
     }
 }
 
-pub(crate) fn append(results: &Path, record: &Record) -> std::io::Result<()> {
+fn append(results: &Path, record: &Record) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(results)?;
     let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
     line.push('\n');
@@ -302,27 +302,8 @@ pub fn run(
     gold: &mut GoldCache,
     progress: &mut dyn FnMut(usize, usize, &Record),
 ) -> Result<usize, EvalError> {
-    let done = done_ids(results, model);
-    let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
-    let total = todo.len();
-    let mut finished = 0usize;
     let mut failure: Option<EvalError> = None;
-    let mut write = |record: Record, finished: &mut usize| -> Result<(), EvalError> {
-        append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
-        *finished += 1;
-        progress(*finished, total, &record);
-        Ok(())
-    };
-    // A question whose gold query fails is recorded apart, without an episode.
-    let mut runnable = Vec::new();
-    for q in todo {
-        if gold.get(q).rows.is_err() {
-            let r = score_record(model, q, None, gold.get(q), &settings.limits);
-            write(r, &mut finished)?;
-        } else {
-            runnable.push(q);
-        }
-    }
+    let (mut out, runnable) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
     let gold: &GoldCache = gold;
     let work = |q: &Question, gen: &mut SlotGenerator<'_>| -> Result<Record, EvalError> {
         let mut s = settings.clone();
@@ -335,14 +316,58 @@ pub fn run(
             if failure.is_some() {
                 return;
             }
-            if let Err(e) = r.and_then(|r| write(r, &mut finished)) {
+            if let Err(e) = r.and_then(|r| out.write(r)) {
                 failure = Some(e);
             }
         })
         .map_err(EvalError::Engine)?;
     match failure {
         Some(e) => Err(e),
-        None => Ok(total),
+        None => Ok(out.total),
+    }
+}
+
+/// Where a run's records go: appended to the results file as they finish, with progress.
+pub(crate) struct Writer<'a> {
+    results: &'a Path,
+    /// Questions this run plays (those already done excluded).
+    pub(crate) total: usize,
+    finished: usize,
+    progress: &'a mut dyn FnMut(usize, usize, &Record),
+}
+
+impl<'a> Writer<'a> {
+    /// Starts a run of `model` over `questions`: those already in `results` are skipped, those
+    /// whose gold query fails are recorded at once (without an episode); returns the writer and
+    /// the questions left to play.
+    pub(crate) fn start<'q>(
+        questions: &'q [Question],
+        results: &'a Path,
+        model: &str,
+        gold: &mut GoldCache,
+        limits: &Limits,
+        progress: &'a mut dyn FnMut(usize, usize, &Record),
+    ) -> Result<(Self, Vec<&'q Question>), EvalError> {
+        let done = done_ids(results, model);
+        let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
+        let mut out = Writer { results, total: todo.len(), finished: 0, progress };
+        let mut runnable = Vec::new();
+        for q in todo {
+            if gold.get(q).rows.is_err() {
+                out.write(score_record(model, q, None, gold.get(q), limits))?;
+            } else {
+                runnable.push(q);
+            }
+        }
+        Ok((out, runnable))
+    }
+
+    /// Appends `record` (one write per line) and reports progress.
+    pub(crate) fn write(&mut self, record: Record) -> Result<(), EvalError> {
+        append(self.results, &record).map_err(|e| EvalError::Io { path: self.results.to_path_buf(), source: e })?;
+        self.finished += 1;
+        (self.progress)(self.finished, self.total, &record);
+        Ok(())
     }
 }
 

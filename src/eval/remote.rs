@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use super::{append, done_ids, episode_record, episode_seed, score_record, EvalError, GoldCache, Question, Record};
+use super::{episode_record, episode_seed, score_record, EvalError, GoldCache, Question, Record, Writer};
 use crate::agent::{Agent, AgentError, Settings};
 use crate::remote::{remote_error, Pool, RemoteError, RemoteGenerator, Sampling};
 
@@ -30,24 +30,8 @@ pub fn run(
     gold: &mut GoldCache,
     progress: &mut dyn FnMut(usize, usize, &Record),
 ) -> Result<usize, EvalError> {
-    let done = done_ids(results, model);
-    let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
-    let total = todo.len();
-    let mut finished = 0usize;
-    let mut write = |record: Record, finished: &mut usize| -> Result<(), EvalError> {
-        append(results, &record).map_err(|e| EvalError::Io { path: results.to_path_buf(), source: e })?;
-        *finished += 1;
-        progress(*finished, total, &record);
-        Ok(())
-    };
-    let mut queue = VecDeque::new();
-    for q in todo {
-        if gold.get(q).rows.is_err() {
-            write(score_record(model, q, None, gold.get(q), &settings.limits), &mut finished)?;
-        } else {
-            queue.push_back(q);
-        }
-    }
+    let (mut out, todo) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
+    let queue: VecDeque<&Question> = todo.into();
     let gold: &GoldCache = gold;
     let queue = Mutex::new(queue);
     let stop = AtomicBool::new(false);
@@ -74,7 +58,7 @@ pub fn run(
             if failure.is_some() {
                 continue;
             }
-            if let Err(e) = r.and_then(|r| write(r, &mut finished)) {
+            if let Err(e) = r.and_then(|r| out.write(r)) {
                 stop.store(true, Ordering::SeqCst);
                 failure = Some(e);
             }
@@ -82,7 +66,7 @@ pub fn run(
     });
     match failure {
         Some(e) => Err(e),
-        None => Ok(total),
+        None => Ok(out.total),
     }
 }
 
