@@ -290,6 +290,10 @@ fn eval_across_servers_survives_one_going_away_and_resumes_failed_episodes() {
     let pool = Pool::connect(&[&good.url], options()).unwrap();
     assert_eq!(eval(&pool, &qs[..3], &results).unwrap(), 3, "the failed three are played again");
     let all = sqale::eval::read_records(&results);
-    let summary = &sqale::eval::report::summarise(&all)[0];
+    assert_eq!(all.len(), 6, "the failed records stay in the file");
+    let settled = sqale::eval::settle(all);
+    assert_eq!(settled.len(), 3, "each question once");
+    assert!(settled.iter().all(|r| r.error.is_none()));
+    let summary = &sqale::eval::report::summarise(&settled)[0];
     assert_eq!((summary.n, summary.failed, summary.correct), (3, 0, 3));
 }

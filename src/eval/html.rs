@@ -462,6 +462,9 @@ fn answer(r: Option<&Record>) -> String {
     if !r.gold_ok {
         return format!("<td class=\"none\">gold query failed: {}</td>", esc(r.gold_error.as_deref().unwrap_or("")));
     }
+    if let Some(e) = &r.error {
+        return format!("<td class=\"none\">failed on the server (not scored): {}</td>", esc(e));
+    }
     let (class, mark) = if r.correct { ("right", "✓ right") } else { ("wrong", "✗ wrong") };
     let mut s = format!("<td class=\"{class}\"><span class=\"mark\">{mark}</span>");
     let mut facts = Vec::new();
@@ -492,7 +495,7 @@ fn answer(r: Option<&Record>) -> String {
 /// One question's row: id, difficulty, text, evidence and gold SQL, then each model's answer.
 fn question_row(id: &str, rs: &[Option<&Record>]) -> String {
     let any = rs.iter().flatten().next().copied();
-    let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok).map(|r| r.correct).collect();
+    let marks: Vec<bool> = rs.iter().flatten().filter(|r| r.gold_ok && r.error.is_none()).map(|r| r.correct).collect();
     let differ = marks.iter().any(|&c| c) && marks.iter().any(|&c| !c);
     let episode = rs.iter().flatten().find_map(|r| r.episode.as_ref());
     let text = any.and_then(|r| r.question.clone()).or_else(|| episode.map(|e| e.question.clone()));

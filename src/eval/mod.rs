@@ -142,6 +142,22 @@ pub fn read_records(results: &Path) -> Vec<Record> {
     std::io::BufReader::new(f).lines().map_while(Result::ok).filter_map(|l| serde_json::from_str(&l).ok()).collect()
 }
 
+/// Each (model, question) once: its first played record, else (every try failed on a server)
+/// its first failed one; in the order they first appear. A resumed run appends the question's
+/// new record after the failed one, which this drops.
+pub fn settle(records: Vec<Record>) -> Vec<Record> {
+    let played: HashSet<(String, String)> =
+        records.iter().filter(|r| r.error.is_none()).map(|r| (r.model.clone(), r.id.clone())).collect();
+    let mut seen = HashSet::new();
+    records
+        .into_iter()
+        .filter(|r| {
+            let key = (r.model.clone(), r.id.clone());
+            (r.error.is_none() || !played.contains(&key)) && seen.insert(key)
+        })
+        .collect()
+}
+
 /// What failed underneath a [`GoldError`].
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 

@@ -11,7 +11,7 @@
 //!
 //! Every file but `episodes.jsonl` is written whole or not at all ([`crate::atomic`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -188,9 +188,10 @@ impl ResultsDir {
         self.file(Self::DATABASES)
     }
 
-    /// Every record (a line cut by a kill is skipped).
+    /// Every (model, question)'s record, settled ([`super::settle`]: a failed episode that was
+    /// played again counts once; a line cut by a kill is skipped).
     pub fn records(&self) -> Vec<Record> {
-        read_records(&self.episodes())
+        super::settle(read_records(&self.episodes()))
     }
 
     /// Replaces `episodes.jsonl` with `records`, whole.
@@ -249,7 +250,6 @@ pub fn model_label(path: &Path, condition: SchemaCondition) -> String {
 /// call [`write_reports`].
 pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, ResultsError> {
     let out = ResultsDir::create(out)?;
-    let mut seen = HashSet::new();
     let mut records = Vec::new();
     let mut models = Models::new();
     for dir in inputs {
@@ -257,13 +257,11 @@ pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, Resu
         if !dir.episodes().is_file() {
             return Err(ResultsError::NotResults(dir.path.clone()));
         }
-        for r in dir.records() {
-            if seen.insert((r.model.clone(), r.id.clone())) {
-                records.push(r);
-            }
-        }
+        records.extend(dir.records());
         models.extend(dir.models());
     }
+    // Each (model, question) once, first folder first (a played record before a failed one).
+    let records = super::settle(records);
     out.write_records(&records)?;
     out.write_models(&models)?;
     Ok(out)
