@@ -286,6 +286,30 @@ fn greedy_episodes_with_the_mtp_head_drafting_are_token_identical() {
     assert_eq!(turns(&both), turns(&plain));
 }
 
+/// With the MTP head, a cleared conversation decodes again from position 0 (as `sqale bench`
+/// does between repetitions): the head's cache is cleared with the target's, and the logits are
+/// the first decode's. (Before, the head's cache kept the old positions and llama.cpp refused.)
+#[test]
+fn a_cleared_engine_with_an_mtp_head_decodes_again() {
+    let _g = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::load(tiny_qwen35_variant(dir.path(), "tied"), &ModelOptions::default()).unwrap();
+    let o = EngineOptions {
+        ctx: 2048,
+        threads: Some(2),
+        temperature: 0.0,
+        speculate: Speculate::Mtp,
+        ..Default::default()
+    };
+    let mut engine = Engine::new(&model, o).unwrap();
+    let tokens = model.tokenize(&Prompt::default().shared_prefix(), true);
+    engine.decode(&tokens).unwrap();
+    let first = engine.logits().to_vec();
+    engine.clear();
+    engine.decode(&tokens).expect("decoding again after clear");
+    assert_eq!(engine.logits(), &first[..]);
+}
+
 /// MTP drafting asked of a file without a head, or of several sequences: clear errors.
 #[test]
 fn mtp_without_a_head_or_with_several_sequences_is_a_clear_error() {

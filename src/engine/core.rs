@@ -231,6 +231,11 @@ impl<'m> Core<'m> {
     /// included).
     pub(crate) fn clear(&mut self, seq: usize) {
         let _ = self.ctx.get_mut().clear_kv_cache_seq(Some(seq as u32), None, None);
+        if let Context::Mtp(m) = &mut self.ctx {
+            // The head's cache follows the target's: a sequence decoded again from position 0
+            // must find it empty there too (llama.cpp refuses positions that go backwards).
+            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
+        }
     }
 
     /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos`, alone in
