@@ -1,11 +1,12 @@
 //! Prompt lookup through sqale's engine on a raw prompt, for comparison with llama.cpp's own
 //! `llama-speculative-simple --spec-type ngram-simple` on the same file and prompt.
 //!
-//! `cargo run --release --example lookup_vs_llama -- MODEL.gguf N [PROMPT_OUT]` builds the
-//! agent's first prompt (system turn, a question over the demo database, the assistant opening),
-//! writes it to PROMPT_OUT when given (the file to pass to llama.cpp with `-f`), then generates
-//! N tokens greedily after it with `--speculate off` and with `lookup`, and prints tokens/s,
-//! drafts kept and tokens per verify step.
+//! `cargo run --release --example lookup_vs_llama -- MODEL.gguf N [--prompt FILE | --write-prompt FILE]`
+//! generates N tokens greedily (stopping early at an end-of-turn token) after a raw prompt with
+//! `--speculate off` and with `lookup`, and prints tokens/s, drafts kept and tokens per verify
+//! step. The prompt is FILE's text with `--prompt`, else the agent's first prompt (system turn,
+//! a question over the demo database, the assistant opening), which `--write-prompt` also writes
+//! out (the file to pass to llama.cpp with `-f`).
 
 use std::time::Instant;
 
@@ -16,14 +17,23 @@ use sqale::speculate::Speculate;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).ok_or("usage: lookup_vs_llama MODEL.gguf N [PROMPT_OUT]")?;
-    let n: usize = args.get(2).ok_or("give N, the tokens to generate")?.parse()?;
-    let prompt = Prompt::default();
-    let user = prompt.user_turn("Which supplier shipped the most back-ordered items last quarter?", None)?;
-    let text = format!("{}{}", prompt.shared_prefix(), prompt.first_turn(&user));
-    if let Some(out) = args.get(3) {
-        std::fs::write(out, &text)?;
-    }
+    let usage = "usage: lookup_vs_llama MODEL.gguf N [--prompt FILE | --write-prompt FILE]";
+    let path = args.get(1).ok_or(usage)?;
+    let n: usize = args.get(2).ok_or(usage)?.parse()?;
+    let text = match (args.get(3).map(String::as_str), args.get(4)) {
+        (Some("--prompt"), Some(file)) => std::fs::read_to_string(file)?,
+        (flag, file) => {
+            let prompt = Prompt::default();
+            let user = prompt.user_turn("Which supplier shipped the most back-ordered items last quarter?", None)?;
+            let text = format!("{}{}", prompt.shared_prefix(), prompt.first_turn(&user));
+            match (flag, file) {
+                (Some("--write-prompt"), Some(out)) => std::fs::write(out, &text)?,
+                (None, _) => {}
+                _ => return Err(usage.into()),
+            }
+            text
+        }
+    };
     let model = Model::load(path, &ModelOptions::default())?;
     let mut first: Option<Vec<_>> = None;
     for mode in [Speculate::Off, Speculate::Lookup] {
@@ -36,7 +46,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let c = e.complete(n, &mut |_| {})?;
         let secs = t.elapsed().as_secs_f64();
         let out = e.tokens()[start..].to_vec();
-        let same = first.get_or_insert_with(|| out.clone()) == &out;
+        let reference = first.get_or_insert_with(|| out.clone());
+        let same = match reference.iter().zip(&out).position(|(a, b)| a != b) {
+            None if reference.len() == out.len() => "yes".to_string(),
+            None => format!("no: lengths {} and {}", reference.len(), out.len()),
+            Some(i) => format!("no: they part at generated token {i}"),
+        };
         let s = e.counters().speculation.lookup;
         println!(
             "{mode:>6}: prompt {start} tokens, {} generated in {secs:.2} s = {:.1} tokens/s; drafted {}, kept {} ({:.0} %), {:.2} tokens per verify step; same tokens as off: {same}",

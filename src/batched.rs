@@ -88,14 +88,12 @@ pub struct BatchedEngine<'m> {
 
 impl<'m> BatchedEngine<'m> {
     /// A context of `slots` sequences, each with `options.ctx` tokens of its own.
-    pub fn new(model: &'m Model, mut options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
+    pub fn new(model: &'m Model, options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
         let slots = slots.max(1);
         // Sequences draft with prompt lookup only: llama.cpp's MTP drafter serves one sequence
         // of a lone engine.
-        match options.speculation() {
-            Speculate::Mtp | Speculate::Both => return Err(EngineError::MtpBatched),
-            Speculate::Auto => options.speculate = Speculate::Lookup,
-            Speculate::Off | Speculate::Lookup => {}
+        if matches!(options.speculation(), Speculate::Mtp | Speculate::Both) {
+            return Err(EngineError::MtpBatched);
         }
         Ok(BatchedEngine { core: Core::new(model, options, slots)?, slots })
     }

@@ -202,11 +202,13 @@ fn speculation_bench_measures_every_draft_length_and_the_oracle_plays_the_plain_
         set(&["acceptance", "best_k", "tokens_per_step", "relative_cost", "speedup", "planner_k"])
     );
 
-    // The replay with speculation off and on (the default mode, auto: prompt lookup here).
+    // The replay with speculation off and on (what `sqale bench` makes of `auto` on this file:
+    // prompt lookup).
+    let options = EngineOptions { speculate: sqale::speculate::Speculate::Lookup, ..options };
     let mut engine = Engine::new(&model, options).unwrap();
     let r = bench::replay_speculation(&mut engine, &TWO_TURNS, "How many suppliers are there?", &common::demo_db())
         .unwrap();
-    assert_eq!(r.speculate, sqale::speculate::Speculate::Auto);
+    assert_eq!(r.speculate, sqale::speculate::Speculate::Lookup);
     assert!(r.counts.lookup.steps > 0 && r.counts.lookup.accepted <= r.counts.lookup.drafted, "{r:?}");
     assert!(0 < r.generated_tokens && r.generated_tokens < r.context_tokens, "{r:?}");
     assert!(r.off_seconds > 0.0 && r.on_seconds > 0.0 && r.off_over_on > 0.0, "{r:?}");

@@ -72,27 +72,27 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
             tracer.event(e)
         }
     };
-    let (episode, label, servers) = if let Some((model_path, _)) = &local {
+    let (episode, label, servers, ctx) = if let Some((model_path, _)) = &local {
         let model = args.model.load_path(model_path)?;
         // One conversation: nothing to reuse the prompt snapshot for.
         let engine =
             Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
         let mut agent = Agent::new(engine, settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
-        (episode, model.path().display().to_string(), None)
+        (episode, model.path().display().to_string(), None, args.model.ctx as usize)
     } else {
         let pool = args.server.pool(args.json)?;
         let sampling = args.model.sampling.remote();
         let mut agent = Agent::new(sqale::remote::RemoteGenerator::new(&pool, sampling), settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
         let servers = serde_json::to_value(pool.servers()).context("describing the servers")?;
-        (episode, pool.label(), Some(servers))
+        (episode, pool.label(), Some(servers), pool.context())
     };
     if args.json {
         let out = serde_json::json!({
             "model": label,
             "servers": servers,
-            "ctx": args.model.ctx,
+            "ctx": ctx,
             "temperature": args.model.sampling.temp,
             "top_p": args.model.sampling.top_p,
             "top_k": args.model.sampling.top_k,

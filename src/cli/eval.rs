@@ -96,9 +96,9 @@ struct RunArgs {
     /// (results do not depend on it; see README, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     parallel: u32,
-    /// Speculative decoding: `off`, `lookup` (prompt lookup, each sequence for itself), or `auto`
-    /// (lookup when decoding is greedy; the protocol samples, so `auto` is plain here). The MTP
-    /// head drafts on `ask` and `bench` only.
+    /// Speculative decoding: `auto`/`off` (plain decoding), or `lookup` (prompt lookup, each
+    /// sequence for itself; faster, and may change tokens where llama.cpp rounds batches
+    /// differently: README). The MTP head drafts on `ask` and `bench` only.
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks.

@@ -158,13 +158,15 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// The drafting mode in force: `auto` speculates only when decoding is greedy (temperature
-    /// 0), where verification is proven token-exact; sampled decoding with `auto` is plain, so
-    /// that a seed's episode stays the same whatever `--parallel` is (README, "Speculative
-    /// decoding": llama.cpp rounds a token decoded in a batch differently). An explicit mode is kept.
+    /// The drafting mode in force when generating: `auto` decodes plainly. llama.cpp's CPU
+    /// kernels round a token decoded in a batch with others differently from the same token
+    /// decoded alone, so a verify batch can change a greedy or sampled token, and with the
+    /// planner's timing-driven draft lengths even a rerun can differ (README, "Speculative
+    /// decoding"): the default must not change answers. An explicit mode is kept, and a replay
+    /// of known text (`sqale bench`), where drafts change nothing, maps `auto` itself.
     pub fn speculation(&self) -> Speculate {
         match self.speculate {
-            Speculate::Auto if self.temperature > 0.0 => Speculate::Off,
+            Speculate::Auto => Speculate::Off,
             mode => mode,
         }
     }

@@ -23,9 +23,9 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Speculate {
-    /// The model's multi-token-prediction head when the file has one, plus prompt lookup, when
-    /// decoding is greedy; plain decoding when it samples (see
-    /// [`crate::engine::EngineOptions::speculation`]).
+    /// Plain decoding when generating (see [`crate::engine::EngineOptions::speculation`]); when
+    /// replaying known text, where drafts change nothing, every drafter the file has: the
+    /// model's multi-token-prediction head when it has one, plus prompt lookup.
     #[default]
     Auto,
     /// Plain decoding: one token per step.
