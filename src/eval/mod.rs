@@ -303,6 +303,22 @@ pub fn episode_record<G: Generator>(
     Ok(record)
 }
 
+/// Plays question `q` on `generator` with the run's `settings` and its own seed (from `seed` and
+/// the id), and scores it against its gold result (computed before: [`Writer::start`]).
+pub(crate) fn play<G: Generator>(
+    generator: G,
+    settings: &Settings,
+    model: &str,
+    q: &Question,
+    seed: u32,
+    gold: &GoldCache,
+) -> Result<Record, EvalError> {
+    let mut s = settings.clone();
+    s.seed = episode_seed(seed, &q.id);
+    let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
+    episode_record(&mut Agent::new(generator, s), model, q, g)
+}
+
 /// Runs every question not yet in `results` for `model`, as many at once as `engine` has
 /// sequences, appending a record per episode as it finishes. Each episode's seed derives from
 /// `seed` and the question id, so results depend on neither order nor parallelism.
@@ -321,12 +337,7 @@ pub fn run(
     let mut failure: Option<EvalError> = None;
     let (mut out, runnable) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
     let gold: &GoldCache = gold;
-    let work = |q: &Question, gen: &mut SlotGenerator<'_>| -> Result<Record, EvalError> {
-        let mut s = settings.clone();
-        s.seed = episode_seed(seed, &q.id);
-        let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
-        episode_record(&mut Agent::new(gen, s), model, q, g)
-    };
+    let work = |q: &Question, gen: &mut SlotGenerator<'_>| play(gen, settings, model, q, seed, gold);
     engine
         .run(runnable, work, &mut |r: Result<Record, EvalError>| {
             if failure.is_some() {

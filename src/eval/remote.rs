@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use super::{episode_record, episode_seed, score_record, EvalError, GoldCache, Question, Record, Writer};
-use crate::agent::{Agent, AgentError, Settings};
+use super::{episode_seed, play, score_record, EvalError, GoldCache, Question, Record, Writer};
+use crate::agent::{AgentError, Settings};
 use crate::remote::{remote_error, Pool, RemoteError, RemoteGenerator, Sampling};
 
 /// Runs every question not yet in `results` for `model` on `pool`, `parallel` at once,
@@ -80,19 +80,17 @@ fn one(
     seed: u32,
     gold: &GoldCache,
 ) -> Result<Record, EvalError> {
-    let mut s = settings.clone();
-    s.seed = episode_seed(seed, &q.id);
-    let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
-    match episode_record(&mut Agent::new(&mut *generator, s.clone()), model, q, g) {
+    match play(&mut *generator, settings, model, q, seed, gold) {
         Ok(r) => Ok(r),
         Err(EvalError::Episode { source: AgentError::Generate(e), id }) => match remote_error(&e) {
             Some(RemoteError::Unauthorized { .. }) | None => {
                 Err(EvalError::Episode { id, source: AgentError::Generate(e) })
             }
             Some(_) => {
-                let mut r = score_record(model, q, None, g, &s.limits);
-                r.seed = s.seed;
-                r.correct = false;
+                let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
+                // Not scored: no SQL, and the record says why.
+                let mut r = score_record(model, q, None, g, &settings.limits);
+                r.seed = episode_seed(seed, &q.id);
                 r.error = Some(e.to_string());
                 Ok(r)
             }
