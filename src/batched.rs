@@ -302,7 +302,7 @@ impl<'m> BatchedEngine<'m> {
                 None
             }
         };
-        finish.map(|finish| Completion { text: text.text(), tokens: *generated, finish })
+        finish.map(|finish| Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() })
     }
 
     /// Decodes the pending token of every generating slot, with its draft if it has one, in one
@@ -372,7 +372,7 @@ impl<'m> BatchedEngine<'m> {
                 }
             };
             if let Some(finish) = finish {
-                let done = Completion { text: text.text(), tokens: *generated, finish };
+                let done = Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() };
                 // Kept for a completion asked without appending first (as a lone engine would).
                 slot.logits.clear();
                 slot.logits.extend_from_slice(self.core.logits(last_row));

@@ -37,3 +37,7 @@ pub const MAX_FAILED_QUERIES_IN_A_ROW: usize = 4;
 /// 7.5): beyond 8 a draft must be nearly all accepted to pay. The planner picks shorter drafts
 /// from the curve it measures as it runs.
 pub const MAX_DRAFT_TOKENS: usize = 8;
+
+/// Reference log-probabilities kept per generated token for `eval --reference` (32 hold nearly
+/// all of a trained model's mass at temperature-1 logits; the KLD is a lower bound over them).
+pub const KLD_TOP_K: u32 = 32;

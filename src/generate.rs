@@ -27,6 +27,9 @@ pub struct Completion {
     pub tokens: usize,
     /// Why generation stopped.
     pub finish: Finish,
+    /// The generated token ids, in order (empty where a generator has no vocabulary: the
+    /// scripted double). What teacher-forced measures replay ([`crate::divergence`]).
+    pub ids: Vec<u32>,
 }
 
 /// Token and time counts of one conversation, for traces and benchmarks.
@@ -216,7 +219,7 @@ impl Generator for ScriptedGenerator {
         self.segments.push((text.clone(), true));
         self.counters.context_tokens += tokens;
         self.counters.generated_tokens += tokens;
-        Ok(Completion { text, tokens, finish })
+        Ok(Completion { text, tokens, finish, ids: Vec::new() })
     }
 
     fn counters(&self) -> Counters {

@@ -32,6 +32,7 @@ pub mod bench;
 pub mod cpu;
 pub mod defaults;
 pub mod demo;
+pub mod divergence;
 pub mod engine;
 pub mod env;
 pub mod eval;

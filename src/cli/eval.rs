@@ -15,6 +15,8 @@ use sqale::eval::sqale::Phrasing;
 use sqale::eval::subset::{self, SchemaCondition};
 use sqale::eval::{self, predictions, source, GoldCache, Question, SourceError};
 
+mod divergence;
+
 /// Arguments of `sqale eval`.
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -47,7 +49,7 @@ struct MergeArgs {
 }
 
 #[derive(Args, Debug)]
-struct RunArgs {
+pub(super) struct RunArgs {
     /// Benchmark: a JSONL manifest (`id, db, question, evidence?, gold_sql, difficulty?`), a
     /// BIRD folder (dev.json + dev_databases/), an EHRSQL-style .json file, or `sqale` /
     /// `sqale:QUERIES,SCHEMAS` (Hugging Face dataset ids or local parquet files/folders; the
@@ -60,6 +62,20 @@ struct RunArgs {
     /// GGUF models to evaluate (repeat for several).
     #[arg(long = "model", short = 'm')]
     models: Vec<PathBuf>,
+    /// A full-precision reference (bf16/f16/f32 GGUF): it plays each episode first, and every
+    /// `--model` is then teacher-forced along the reference's exact token sequence and its
+    /// distributions compared with the reference's at every generated token (KL divergence,
+    /// top-1 agreement; README, "Divergence from a reference").
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// Reference log-probabilities kept per generated token (the KLD is exact over them plus one
+    /// bucket for the rest of the vocabulary, a lower bound of the full figure).
+    #[arg(long, default_value_t = sqale::defaults::KLD_TOP_K, value_parser = clap::value_parser!(u32).range(1..))]
+    kld_top_k: u32,
+    /// With `--reference`: measure the models' divergence only, without playing their own
+    /// episodes (no EX of theirs).
+    #[arg(long, requires = "reference")]
+    kld_only: bool,
     /// Also (or only) evaluate the model served by these inference servers (`--server URL`,
     /// repeatable): one more model in the report, side by side with the local ones.
     #[command(flatten)]
@@ -295,42 +311,62 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         pb.finish_and_clear();
     }
     let ctx = eval::sequence_context(args.ctx, args.max_episode_tokens);
+    let reference = match &args.reference {
+        Some(path) => Some(divergence::play_reference(&args, path, ctx, &questions, &out, &limits, &mut gold)?),
+        None => None,
+    };
     for path in &args.models {
         let label = results::model_label(path, args.schema);
         sqale::memory::reset_peak();
         let started = std::time::Instant::now();
         let model = sqale::engine::Model::load(path, &args.hardware.model_options(false))?;
-        let options = sqale::engine::EngineOptions {
-            ctx,
-            threads: args.hardware.threads,
-            temperature: args.sampling.temp,
-            top_p: args.sampling.top_p,
-            top_k: args.sampling.top_k,
-            speculate: args.speculate,
-            max_draft: args.max_draft,
-            ..Default::default()
-        };
-        let mut engine = BatchedEngine::new(&model, options, args.parallel as usize)?;
-        let settings =
-            Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
-        let mut tally = Tally::new(&label, questions.len(), &out, &args);
-        eval::run(
-            &mut engine,
-            &settings,
-            &label,
-            &questions,
-            args.seed,
-            &out.episodes(),
-            &mut gold,
-            &mut |_, _, r| tally.count(r),
-        )?;
-        let run = tally.finish(started);
-        out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
+        if let Some(r) = &reference {
+            // A model that can't be compared fails before its episodes are played.
+            r.info.check(&model, &label)?;
+        }
+        if !args.kld_only {
+            let mut engine = BatchedEngine::new(&model, engine_options(&args, ctx), args.parallel as usize)?;
+            let mut tally = Tally::new(&label, questions.len(), &out, &args);
+            eval::run(
+                &mut engine,
+                &settings(&args, &limits),
+                &label,
+                &questions,
+                args.seed,
+                &out.episodes(),
+                &mut gold,
+                &mut |_, _, r| tally.count(r),
+            )?;
+            let run = tally.finish(started);
+            out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
+        }
+        if let Some(r) = &reference {
+            divergence::measure(&args, &model, &label, ctx, r)?;
+        }
     }
     if let Some(pool) = &pool {
         run_remote(&args, pool, &questions, &out, &limits, &mut gold)?;
     }
     print_reports(out.path(), args.json)
+}
+
+/// The engine options of a local model's episodes.
+fn engine_options(args: &RunArgs, ctx: u32) -> sqale::engine::EngineOptions {
+    sqale::engine::EngineOptions {
+        ctx,
+        threads: args.hardware.threads,
+        temperature: args.sampling.temp,
+        top_p: args.sampling.top_p,
+        top_k: args.sampling.top_k,
+        speculate: args.speculate,
+        max_draft: args.max_draft,
+        ..Default::default()
+    }
+}
+
+/// The agent's settings of every episode of the run.
+fn settings(args: &RunArgs, limits: &sqale::env::Limits) -> Settings {
+    Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() }
 }
 
 /// The model on `--server`: `--parallel` episodes in flight across the servers.
@@ -348,8 +384,7 @@ fn run_remote(
     };
     sqale::memory::reset_peak();
     let started = std::time::Instant::now();
-    let settings =
-        Settings { max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+    let settings = settings(args, limits);
     let mut tally = Tally::new(&label, questions.len(), out, args);
     eval::remote::run(
         pool,

@@ -252,6 +252,25 @@ impl<'m> Core<'m> {
         Ok(tokens.len() as i32 - 1)
     }
 
+    /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos` in one
+    /// batch, with logits for each token whose `marks` entry is set ([`Self::logits`] of the
+    /// token's index in `tokens`).
+    pub(crate) fn decode_marked(
+        &mut self,
+        seq: usize,
+        pos: usize,
+        tokens: &[LlamaToken],
+        marks: &[bool],
+    ) -> Result<(), GenerateError> {
+        self.batch.clear();
+        for (k, (&t, &m)) in tokens.iter().zip(marks).enumerate() {
+            self.batch.add(t, (pos + k) as i32, &[seq as i32], m).map_err(|e| failed("adding to a batch", e))?;
+        }
+        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.ctx.get_mut().synchronize();
+        Ok(())
+    }
+
     /// Decodes `tokens` of sequence `seq` from position `pos` in chunks and waits for the device;
     /// returns the index of the last token's logits in the last batch (`None` for no tokens).
     pub(crate) fn decode_run(
@@ -487,12 +506,14 @@ pub(crate) fn sample_from(sampler: &mut LlamaSampler, logits: &[f32]) -> LlamaTo
 pub(crate) struct TextStream {
     bytes: Vec<u8>,
     emitted: usize,
+    ids: Vec<u32>,
 }
 
 impl TextStream {
     /// Adds `token`'s text; returns what is now complete and not yet handed on.
     pub(crate) fn push(&mut self, model: &LlamaModel, token: LlamaToken) -> Option<String> {
         model.vocab().token_to_piece_into(token, &mut self.bytes, true, None);
+        self.ids.push(token.0 as u32);
         let valid = match std::str::from_utf8(&self.bytes[self.emitted..]) {
             Ok(s) => s.len(),
             // An invalid byte (not a cut character) is handed on as a replacement character.
@@ -520,5 +541,10 @@ impl TextStream {
     /// The whole text.
     pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    /// The ids of the tokens pushed, in order.
+    pub(crate) fn ids(&self) -> Vec<u32> {
+        self.ids.clone()
     }
 }

@@ -184,6 +184,9 @@ pub struct Verified {
 /// The sequence a lone engine uses.
 const SEQ: usize = 0;
 
+/// Most tokens with logits in one teacher-forced batch ([`Engine::decode_scored`]).
+pub const MAX_SCORED_ROWS: usize = 32;
+
 /// One context over a [`Model`]: a conversation as one growing token sequence.
 pub struct Engine<'m> {
     core: Core<'m>,
@@ -258,6 +261,53 @@ impl<'m> Engine<'m> {
             self.logits_index = Some(i);
         }
         self.tokens.extend_from_slice(tokens);
+        self.counters.decoded_tokens += tokens.len();
+        self.counters.context_tokens = self.tokens.len();
+        self.counters.prefill_seconds += started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Decodes `tokens` after the current sequence as known text (teacher forcing), in batches
+    /// of at most [`MAX_SCORED_ROWS`] scored tokens, and hands `on_logits(i, logits)` the logits
+    /// after `tokens[i]` for every `i` whose `scored` entry is set, in order. Nothing is sampled;
+    /// the logits of the last token are not kept for sampling.
+    pub fn decode_scored(
+        &mut self,
+        tokens: &[LlamaToken],
+        scored: &[bool],
+        on_logits: &mut dyn FnMut(usize, &[f32]),
+    ) -> Result<(), GenerateError> {
+        let started = Instant::now();
+        if scored.len() != tokens.len() {
+            return Err(GenerateError::Backend(format!(
+                "decode_scored: {} marks for {} tokens",
+                scored.len(),
+                tokens.len()
+            )));
+        }
+        let needed = self.tokens.len() + tokens.len();
+        if needed > self.core.per_seq() {
+            return Err(GenerateError::ContextFull { needed, capacity: self.core.per_seq() });
+        }
+        let mut start = 0;
+        while start < tokens.len() {
+            // A batch ends at the chunk size or at the scored-row cap: llama.cpp keeps every
+            // output row's logits (a 248k-token vocabulary is 1 MB a row).
+            let mut end = start;
+            let mut rows = 0;
+            while end < tokens.len() && end - start < self.core.chunk() && rows < MAX_SCORED_ROWS {
+                rows += scored[end] as usize;
+                end += 1;
+            }
+            self.core.decode_marked(SEQ, self.tokens.len(), &tokens[start..end], &scored[start..end])?;
+            for i in (start..end).filter(|&i| scored[i]) {
+                // llama.cpp indexes logits by the token's place in the batch.
+                on_logits(i, self.core.logits((i - start) as i32));
+            }
+            self.tokens.extend_from_slice(&tokens[start..end]);
+            start = end;
+        }
+        self.logits_index = None;
         self.counters.decoded_tokens += tokens.len();
         self.counters.context_tokens = self.tokens.len();
         self.counters.prefill_seconds += started.elapsed().as_secs_f64();
@@ -458,7 +508,7 @@ impl Generator for Engine<'_> {
         self.counters.generate_seconds += started.elapsed().as_secs_f64();
         self.counters.speculation = self.drafting.counts;
         self.spans.push((start, generated));
-        Ok(Completion { text: text.text(), tokens: generated, finish })
+        Ok(Completion { text: text.text(), tokens: generated, finish, ids: text.ids() })
     }
 
     fn counters(&self) -> Counters {

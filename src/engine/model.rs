@@ -211,6 +211,31 @@ impl Model {
         vocab.tokenize(text.as_bytes(), add, true)
     }
 
+    /// The bytes of one token's text, special tokens rendered (a piece may end inside a UTF-8
+    /// character).
+    pub fn piece(&self, token: LlamaToken) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        self.model.vocab().token_to_piece_into(token, &mut bytes, true, None);
+        bytes
+    }
+
+    /// Tokens in the vocabulary.
+    pub fn n_vocab(&self) -> usize {
+        self.model.n_vocab().max(0) as usize
+    }
+
+    /// SHA-256 over the vocabulary: its size and every token's text, in id order. Two models
+    /// with the same fingerprint tokenize alike and number their logits alike.
+    pub fn vocab_fingerprint(&self) -> String {
+        let mut bytes = (self.n_vocab() as u64).to_le_bytes().to_vec();
+        for id in 0..self.n_vocab() {
+            let piece = self.piece(LlamaToken(id as i32));
+            bytes.extend_from_slice(&(piece.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(&piece);
+        }
+        crate::hash::sha256_hex(bytes)
+    }
+
     /// The text of a token sequence, special tokens rendered.
     pub fn detokenize(&self, tokens: &[LlamaToken]) -> String {
         let vocab = self.model.vocab();

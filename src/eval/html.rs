@@ -568,6 +568,117 @@ details summary{cursor:pointer;color:#0550ae;font-size:12px} .trace{border-left:
 .turn .head{font-size:12px;color:#555;margin-top:.4em} .turn>pre{max-height:24em;overflow:auto} .call{font-size:12px} .call pre{background:#fafafa;max-height:16em;overflow:auto} \
 .call.bad code{color:#c62828} .cut{color:#777;font-style:italic} h2{margin-top:1.6em}";
 
+/// The divergence section: mean KLD against file size (with its interval), and how per-token
+/// KLD is distributed, per model; empty without a reference.
+fn divergence(summary: &SummaryFile) -> String {
+    let d = &summary.divergence;
+    let Some(first) = d.first() else { return String::new() };
+    let colour = |model: &str| color(summary.models.iter().position(|m| m.model == model).unwrap_or(0));
+    let mut s = format!(
+        "<h2>Divergence from the reference</h2><p class=\"note\">Teacher-forced along {}'s own episodes; KL divergence (reference ‖ model), nats, per generated token. Details in summary.md.</p>",
+        esc(&first.reference)
+    );
+    // Mean KLD against file size.
+    let gb: Vec<Option<f64>> = d.iter().map(|m| summary.runs.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
+    let _ = write!(
+        s,
+        "<figure><figcaption>Mean KLD against file size</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
+    );
+    let (xmax, xstep, xdec) = ticks(gb.iter().flatten().copied().fold(0.0, f64::max));
+    let (ymax, ystep, ydec) = ticks(d.iter().map(|m| m.mean_kld.ci.1.max(m.mean_kld.value)).fold(0.0, f64::max));
+    let px = |x: f64| L + (R - L) * x / xmax;
+    let py = |y: f64| (H - B) - (H - B - T) * y / ymax;
+    let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{R}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B, H - B, H - B);
+    for k in 0..=(xmax / xstep).round() as usize {
+        let v = k as f64 * xstep;
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v:.xdec$}</text>",
+            px(v),
+            H - B + 14.0
+        );
+    }
+    for k in 0..=(ymax / ystep).round() as usize {
+        let v = k as f64 * ystep;
+        let y = py(v);
+        let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{v:.ydec$}</text><line x1=\"{L}\" y1=\"{y:.1}\" x2=\"{R}\" y2=\"{y:.1}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0);
+    }
+    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">GGUF size (GB)</text><text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">mean KLD (nats)</text>", (L + R) / 2.0, H - 6.0, H / 2.0, H / 2.0);
+    let shown: Vec<(usize, f64)> = gb.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
+    let points: Vec<(f64, f64)> = shown.iter().map(|&(i, x)| (px(x), py(d[i].mean_kld.value))).collect();
+    let labels: Vec<String> = shown.iter().map(|&(i, _)| d[i].model.clone()).collect();
+    for ((&(i, x), &(cx, cy)), (lx, ly, end)) in shown.iter().zip(&points).zip(place_labels(&points, &labels, 10.0)) {
+        let m = &d[i];
+        let c = colour(&m.model);
+        let _ = write!(
+            s,
+            "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"{c}\"/>",
+            py(m.mean_kld.ci.0),
+            py(m.mean_kld.ci.1)
+        );
+        let _ = write!(s, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\" stroke=\"#fff\"><title>{}: {x:.2} GB, mean KLD {:.4}</title></circle>", esc(&m.model), m.mean_kld.value);
+        let anchor = if end { " text-anchor=\"end\"" } else { "" };
+        let _ = write!(s, "<text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"10\"{anchor}>{}</text>", esc(&m.model));
+    }
+    s.push_str("</svg></figure>");
+    // The distribution of per-token KLD: share of tokens per half decade.
+    let edges = crate::divergence::report::histogram_edges();
+    let bins = edges.len() - 1;
+    let h2 = H + 40.0;
+    let _ = write!(s, "<figure><figcaption>Per-token KLD: share of tokens in each half decade (the first bin holds everything below 10⁻⁶, 0 included)</figcaption><svg viewBox=\"0 0 {W} {h2}\" width=\"{W}\" height=\"{h2}\" role=\"img\">");
+    let bx = |k: f64| L + (R - L) * (k + 0.5) / bins as f64;
+    let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{R}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B, H - B, H - B);
+    for pct in [0, 25, 50, 75, 100] {
+        let y = y_of(pct as f64);
+        let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{pct}%</text><line x1=\"{L}\" y1=\"{y}\" x2=\"{R}\" y2=\"{y}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0);
+    }
+    for (k, e) in edges.iter().enumerate().step_by(2) {
+        let x = L + (R - L) * k as f64 / bins as f64;
+        let _ = write!(
+            s,
+            "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">1e{:.0}</text>",
+            H - B + 14.0,
+            e.log10()
+        );
+    }
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">KLD of a token (nats, log scale)</text>",
+        (L + R) / 2.0,
+        H - 10.0
+    );
+    for m in d {
+        let total = m.histogram.iter().sum::<usize>().max(1) as f64;
+        let pts: Vec<String> = m
+            .histogram
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| format!("{:.1},{:.1}", bx(k as f64), y_of(100.0 * n as f64 / total)))
+            .collect();
+        let _ = write!(
+            s,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></polyline>",
+            pts.join(" "),
+            colour(&m.model),
+            esc(&m.model)
+        );
+    }
+    let names: Vec<&String> = d.iter().map(|m| &m.model).collect();
+    let (legend, _) = swatches(&names, L, H + 4.0, R);
+    // The swatches number colours by position; recolour them by model.
+    let mut legend = legend;
+    for (i, m) in d.iter().enumerate() {
+        legend = legend.replacen(
+            &format!("fill=\"{}\"", color(i)),
+            &format!("fill=\"{}\" data-m=\"\"", colour(&m.model)),
+            1,
+        );
+    }
+    s.push_str(&legend.replace(" data-m=\"\"", ""));
+    s.push_str("</svg></figure>");
+    s
+}
+
 /// The report of a results folder: its summary and records.
 pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
     let models: &Models = &summary.runs;
@@ -582,7 +693,7 @@ pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
     };
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqale evaluation</title><style>{STYLE}</style></head><body>\
-         <h1>sqale evaluation</h1><p class=\"note\">{} model{}, {questions_n} question{}.</p>{}{}{}{}{}{}{}{}</body></html>\n",
+         <h1>sqale evaluation</h1><p class=\"note\">{} model{}, {questions_n} question{}.</p>{}{}{}{}{}{}{}{}{}</body></html>\n",
         summary.models.len(),
         if summary.models.len() == 1 { "" } else { "s" },
         if questions_n == 1 { "" } else { "s" },
@@ -593,6 +704,7 @@ pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
         scatter(&summary.models, "Accuracy against file size", "GGUF size (GB)", &gb),
         scatter(&summary.models, "Accuracy against seconds per question", "seconds per episode", &secs),
         ended_by(&summary.models),
+        divergence(summary),
         questions(&summary.models, records)
     )
 }

@@ -334,14 +334,67 @@ pub fn run(
     gold: &mut GoldCache,
     progress: &mut dyn FnMut(usize, usize, &Record),
 ) -> Result<usize, EvalError> {
+    run_inner(engine, settings, model, questions, seed, results, gold, None, progress)
+}
+
+/// [`run`], also appending each episode's exact token sequence to `transcripts` (before its
+/// record, so that a record never lacks its transcript): the reference's run of a divergence
+/// measurement ([`crate::divergence`]).
+#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
+pub fn run_recorded(
+    engine: &mut BatchedEngine<'_>,
+    settings: &Settings,
+    model: &str,
+    questions: &[Question],
+    seed: u32,
+    results: &Path,
+    gold: &mut GoldCache,
+    transcripts: &crate::divergence::run::DivergenceDir,
+    progress: &mut dyn FnMut(usize, usize, &Record),
+) -> Result<usize, EvalError> {
+    run_inner(engine, settings, model, questions, seed, results, gold, Some(transcripts), progress)
+}
+
+#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
+fn run_inner(
+    engine: &mut BatchedEngine<'_>,
+    settings: &Settings,
+    model: &str,
+    questions: &[Question],
+    seed: u32,
+    results: &Path,
+    gold: &mut GoldCache,
+    transcripts: Option<&crate::divergence::run::DivergenceDir>,
+    progress: &mut dyn FnMut(usize, usize, &Record),
+) -> Result<usize, EvalError> {
+    use crate::divergence::{Recorder, Transcript};
     let mut failure: Option<EvalError> = None;
     let (mut out, runnable) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
     let gold: &GoldCache = gold;
-    let work = |q: &Question, gen: &mut SlotGenerator<'_>| play(gen, settings, model, q, seed, gold);
+    let record = transcripts.is_some();
+    let work = |q: &Question, gen: &mut SlotGenerator<'_>| {
+        if !record {
+            return (play(gen, settings, model, q, seed, gold), None);
+        }
+        let mut rec = Recorder::new(gen);
+        let r = play(&mut rec, settings, model, q, seed, gold);
+        let t = r.as_ref().ok().map(|r| Transcript {
+            id: q.id.clone(),
+            ended_by: r.ended_by.clone().unwrap_or_default(),
+            pieces: rec.take(),
+        });
+        (r, t)
+    };
     engine
-        .run(runnable, work, &mut |r: Result<Record, EvalError>| {
+        .run(runnable, work, &mut |(r, t): (Result<Record, EvalError>, Option<Transcript>)| {
             if failure.is_some() {
                 return;
+            }
+            if let (Some(dir), Some(t)) = (transcripts, &t) {
+                if let Err(e) = dir.append_transcript(t) {
+                    failure = Some(EvalError::Divergence(e));
+                    return;
+                }
             }
             if let Err(e) = r.and_then(|r| out.write(r)) {
                 failure = Some(e);
@@ -458,6 +511,9 @@ pub enum EvalError {
     /// The batched engine failed while running episodes.
     #[error("running episodes: {0}")]
     Engine(#[source] GenerateError),
+    /// A divergence measurement's files could not be written.
+    #[error(transparent)]
+    Divergence(#[from] crate::divergence::DivergenceError),
     /// A question reached the engine before its gold result was computed (a bug).
     #[error("question {id}: its gold result was not computed before its episode")]
     GoldMissing {

@@ -97,6 +97,9 @@ pub struct SummaryFile {
     pub paired: Vec<Paired>,
     /// The models' files and runs (`models.json`).
     pub runs: Models,
+    /// Each model's divergence from the reference, when the run had one (`eval --reference`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub divergence: Vec<crate::divergence::report::DivergenceSummary>,
 }
 
 /// The reports [`write_reports`] wrote.
@@ -267,6 +270,20 @@ pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, Resu
     Ok(out)
 }
 
+/// The divergence of every model from the reference, when `out` has a `divergence/` folder;
+/// the execution-accuracy figure comes from the paired comparison against the reference.
+fn divergence_summaries(out: &Path, paired: &[report::Paired]) -> Vec<crate::divergence::report::DivergenceSummary> {
+    let dir = crate::divergence::run::DivergenceDir::new(out);
+    let Some(info) = dir.info() else { return Vec::new() };
+    let records = dir.read_records();
+    let ex = |model: &str| {
+        let p = paired.iter().find(|p| p.b == model && p.a == info.label)?;
+        let half = (p.diff_ci.1 - p.diff_ci.0) / 2.0;
+        (p.diff.abs() > 1e-9 && p.n > 1).then(|| (p.n as f64 * (half / p.diff).powi(2)).max(1.0))
+    };
+    crate::divergence::report::summarise(&records, &info.label, &ex)
+}
+
 /// Summarises `out`'s records into `summary.md`, `summary.csv`, `summary.json` and
 /// `report.html`, and returns what was written.
 pub fn write_reports(out: &Path) -> Result<Reports, ResultsError> {
@@ -274,11 +291,13 @@ pub fn write_reports(out: &Path) -> Result<Reports, ResultsError> {
     let records = dir.records();
     let models = report::summarise(&records);
     let paired = report::paired(&records, &models);
-    let summary = SummaryFile { models, paired, runs: dir.models() };
+    let divergence = divergence_summaries(out, &paired);
+    let summary = SummaryFile { models, paired, runs: dir.models(), divergence };
     let markdown = format!(
-        "{}\n{}",
+        "{}\n{}{}",
         report::markdown(&summary.models, &summary.paired),
-        report::runs_markdown(&summary.runs, &summary.models)
+        report::runs_markdown(&summary.runs, &summary.models),
+        crate::divergence::report::markdown(&summary.divergence)
     );
     dir.write(ResultsDir::SUMMARY_MD, &markdown)?;
     dir.write(ResultsDir::SUMMARY_CSV, report::csv(&summary.models))?;

@@ -113,7 +113,7 @@ impl Generator for RemoteGenerator<'_> {
         // The server needs room for the tokens asked for.
         let max_tokens = max_tokens.min(self.pool.context().saturating_sub(self.ids.len()));
         if max_tokens == 0 {
-            return Ok(Completion { text: String::new(), tokens: 0, finish: Finish::Length });
+            return Ok(Completion { text: String::new(), tokens: 0, finish: Finish::Length, ids: Vec::new() });
         }
         let req = server::Request {
             prompt: &self.ids,
@@ -147,7 +147,7 @@ impl Generator for RemoteGenerator<'_> {
             on_text(&reply.text);
         }
         let finish = if reply.stopped { Finish::Stop } else { Finish::Length };
-        Ok(Completion { text: reply.text, tokens: n, finish })
+        Ok(Completion { text: reply.text, tokens: n, finish, ids: reply.tokens[..n].to_vec() })
     }
 
     fn counters(&self) -> Counters {

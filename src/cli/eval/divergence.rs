@@ -1,0 +1,121 @@
+//! `sqale eval --reference`: the reference plays its episodes (recorded), is teacher-forced
+//! along them once to keep its distributions, and each model is teacher-forced along the same
+//! sequences ([`sqale::divergence`]).
+
+use std::path::Path;
+
+use indicatif::ProgressBar;
+use sqale::batched::BatchedEngine;
+use sqale::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
+use sqale::engine::{Engine, EngineOptions, Model};
+use sqale::eval::results::{self, ModelEntry, ResultsDir};
+use sqale::eval::{self, GoldCache, Question};
+use sqale::speculate::Speculate;
+
+use super::{engine_options, settings, spinner_bar, RunArgs, Tally};
+
+/// The reference a run measures against, once its episodes are played and its distributions
+/// kept.
+pub(super) struct Reference {
+    /// Its identity (what every model is checked against).
+    pub(super) info: ReferenceInfo,
+    /// The results folder's `divergence/`.
+    pub(super) dir: DivergenceDir,
+    /// The questions' ids, in order.
+    pub(super) ids: Vec<String>,
+}
+
+/// Plays the reference's episodes (recording their token sequences), keeps its distributions
+/// along them, and measures it against itself (the check that the measure is 0 there).
+pub(super) fn play_reference(
+    args: &RunArgs,
+    path: &Path,
+    ctx: u32,
+    questions: &[Question],
+    out: &ResultsDir,
+    limits: &sqale::env::Limits,
+    gold: &mut GoldCache,
+) -> anyhow::Result<Reference> {
+    let label = results::model_label(path, args.schema);
+    sqale::memory::reset_peak();
+    let started = std::time::Instant::now();
+    let model = Model::load(path, &args.hardware.model_options(false))?;
+    let info = ReferenceInfo::of(&model, &label, args.kld_top_k as usize);
+    let dir = DivergenceDir::open(out.path(), &info)?;
+    // Episodes played before without --reference have no token sequence to replay.
+    let transcripts = dir.read_transcripts();
+    let unrecorded: Vec<String> = eval::done_ids(&out.episodes(), &label)
+        .into_iter()
+        .filter(|id| !transcripts.contains_key(id) && questions.iter().any(|q| &q.id == id))
+        .collect();
+    anyhow::ensure!(
+        unrecorded.is_empty(),
+        "{} already holds {} episode(s) of {label} played without --reference (e.g. {}), whose token sequences were not kept: use another --out folder",
+        out.path().display(),
+        unrecorded.len(),
+        unrecorded[0]
+    );
+    let mut engine = BatchedEngine::new(&model, engine_options(args, ctx), args.parallel as usize)?;
+    let mut tally = Tally::new(&label, questions.len(), out, args);
+    eval::run_recorded(
+        &mut engine,
+        &settings(args, limits),
+        &label,
+        questions,
+        args.seed,
+        &out.episodes(),
+        gold,
+        &dir,
+        &mut |_, _, r| tally.count(r),
+    )?;
+    let run = tally.finish(started);
+    out.record_model(&label, ModelEntry::new(path, model.n_params(), run))?;
+    drop(engine);
+    let ids: Vec<String> = questions.iter().map(|q| q.id.clone()).collect();
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut forced = Engine::new(&model, forced_options(args, ctx))?;
+    let pb = bar(args, &format!("{label}: reference distributions"));
+    div::reference_pass(&mut forced, &dir, &id_refs, args.kld_top_k as usize, &mut |done, total| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    })?;
+    pb.finish_and_clear();
+    let reference = Reference { info, dir, ids };
+    measure_with(args, &mut forced, &label, &reference)?;
+    Ok(reference)
+}
+
+/// Teacher-forces `model` (labelled `label`) along the reference's episodes.
+pub(super) fn measure(args: &RunArgs, model: &Model, label: &str, ctx: u32, r: &Reference) -> anyhow::Result<()> {
+    let mut engine = Engine::new(model, forced_options(args, ctx))?;
+    measure_with(args, &mut engine, label, r)
+}
+
+fn measure_with(args: &RunArgs, engine: &mut Engine<'_>, label: &str, r: &Reference) -> anyhow::Result<()> {
+    let ids: Vec<&str> = r.ids.iter().map(String::as_str).collect();
+    let pb = bar(args, &format!("{label}: divergence"));
+    let mut skipped = 0;
+    div::model_pass(engine, label, &r.dir, &ids, &mut |done, total, rec| {
+        skipped += rec.skipped.is_some() as usize;
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    })?;
+    pb.finish_and_clear();
+    if skipped > 0 && !args.json {
+        eprintln!("{label}: {skipped} question(s) not measured (why: summary.md)");
+    }
+    Ok(())
+}
+
+/// The teacher-forced passes: one sequence, nothing sampled, nothing drafted.
+fn forced_options(args: &RunArgs, ctx: u32) -> EngineOptions {
+    EngineOptions { speculate: Speculate::Off, ..engine_options(args, ctx) }
+}
+
+fn bar(args: &RunArgs, prefix: &str) -> ProgressBar {
+    if args.json {
+        ProgressBar::hidden()
+    } else {
+        spinner_bar(0, prefix)
+    }
+}

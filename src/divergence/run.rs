@@ -1,0 +1,258 @@
+//! A divergence run in a results folder: `divergence/` beside `episodes.jsonl`, resumed like
+//! `eval` (what is on disk is not computed again).
+//!
+//! - `reference.json`: which reference the folder measures against (a second reference is
+//!   refused: its numbers would not be comparable);
+//! - `transcripts.jsonl`: one [`Transcript`] per reference episode (the last line of an id wins);
+//! - `reference/<hash>.topk`: the reference's top-k per episode ([`super::store`]);
+//! - `records.jsonl`: one [`DivergenceRecord`] per (model, question).
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::store::RefEpisode;
+use super::{measure_episode, reference_episode, DivergenceError, DivergenceRecord, Sequence, Transcript};
+use crate::engine::{Engine, Model};
+
+/// What identifies the reference a folder measures against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceInfo {
+    /// Its label in the reports.
+    pub label: String,
+    /// Its file's size in bytes.
+    pub bytes: u64,
+    /// Its architecture (`general.architecture`).
+    pub architecture: String,
+    /// Its vocabulary's fingerprint ([`Model::vocab_fingerprint`]).
+    pub vocab: String,
+    /// Top entries kept per token.
+    pub top_k: usize,
+}
+
+impl ReferenceInfo {
+    /// The identity of `model`, labelled `label`, keeping `top_k` entries per token.
+    pub fn of(model: &Model, label: &str, top_k: usize) -> Self {
+        ReferenceInfo {
+            label: label.to_string(),
+            bytes: model.size(),
+            architecture: model.meta("general.architecture").unwrap_or_default(),
+            vocab: model.vocab_fingerprint(),
+            top_k,
+        }
+    }
+
+    /// Whether `model` (labelled `label`) can be measured against this reference: the same
+    /// vocabulary, token for token, and the same architecture.
+    pub fn check(&self, model: &Model, label: &str) -> Result<(), DivergenceError> {
+        let incompatible = |why: String| DivergenceError::Incompatible {
+            model: label.to_string(),
+            reference: self.label.clone(),
+            why,
+        };
+        let arch = model.meta("general.architecture").unwrap_or_default();
+        if arch != self.architecture {
+            return Err(incompatible(format!(
+                "its architecture is {arch:?} and the reference's {:?}; compare quantisations of one model",
+                self.architecture
+            )));
+        }
+        if model.vocab_fingerprint() != self.vocab {
+            return Err(incompatible(format!(
+                "its vocabulary ({} tokens) is not the reference's, token for token; distributions over different vocabularies cannot be compared",
+                model.n_vocab()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The `divergence/` folder of a results folder.
+#[derive(Debug, Clone)]
+pub struct DivergenceDir {
+    root: PathBuf,
+}
+
+impl DivergenceDir {
+    /// The folder inside results folder `out` (not created).
+    pub fn new(out: &Path) -> Self {
+        DivergenceDir { root: out.join("divergence") }
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// The transcripts file.
+    pub fn transcripts(&self) -> PathBuf {
+        self.root.join("transcripts.jsonl")
+    }
+
+    /// The records file.
+    pub fn records_file(&self) -> PathBuf {
+        self.root.join("records.jsonl")
+    }
+
+    /// The reference file of question `id` (named by a hash: ids are any text).
+    pub fn reference_file(&self, id: &str) -> PathBuf {
+        self.root.join("reference").join(format!("{}.topk", &crate::hash::sha256_hex(id)[..24]))
+    }
+
+    fn info_file(&self) -> PathBuf {
+        self.root.join("reference.json")
+    }
+
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DivergenceError + '_ {
+        move |source| DivergenceError::Store(super::store::StoreError::Io { path: path.to_path_buf(), source })
+    }
+
+    /// Creates the folder and records `info` as its reference; refuses another reference.
+    pub fn open(out: &Path, info: &ReferenceInfo) -> Result<Self, DivergenceError> {
+        let dir = DivergenceDir::new(out);
+        let file = dir.info_file();
+        std::fs::create_dir_all(dir.root.join("reference")).map_err(Self::io(&dir.root))?;
+        match std::fs::read_to_string(&file) {
+            Ok(text) => {
+                let theirs: Option<ReferenceInfo> = serde_json::from_str(&text).ok();
+                if theirs.as_ref() != Some(info) {
+                    return Err(DivergenceError::OtherReference {
+                        folder: out.to_path_buf(),
+                        theirs: theirs.map_or_else(|| "an unreadable reference.json".into(), |t| describe(&t)),
+                        ours: describe(info),
+                    });
+                }
+            }
+            Err(_) => {
+                let json = serde_json::to_string_pretty(info).unwrap_or_default();
+                crate::atomic::write(&file, json).map_err(Self::io(&file))?;
+            }
+        }
+        Ok(dir)
+    }
+
+    /// The reference the folder measures against, if it has one.
+    pub fn info(&self) -> Option<ReferenceInfo> {
+        serde_json::from_str(&std::fs::read_to_string(self.info_file()).ok()?).ok()
+    }
+
+    /// Every transcript, by question id (the last line of an id wins: a replayed episode).
+    pub fn read_transcripts(&self) -> BTreeMap<String, Transcript> {
+        read_lines::<Transcript>(&self.transcripts()).into_iter().map(|t| (t.id.clone(), t)).collect()
+    }
+
+    /// Appends `t` to the transcripts.
+    pub fn append_transcript(&self, t: &Transcript) -> Result<(), DivergenceError> {
+        append_line(&self.transcripts(), t)
+    }
+
+    /// Every record, each (model, question) once (the first).
+    pub fn read_records(&self) -> Vec<DivergenceRecord> {
+        let mut seen = HashSet::new();
+        read_lines::<DivergenceRecord>(&self.records_file())
+            .into_iter()
+            .filter(|r| seen.insert((r.model.clone(), r.id.clone())))
+            .collect()
+    }
+
+    /// Appends `r` to the records.
+    pub fn append_record(&self, r: &DivergenceRecord) -> Result<(), DivergenceError> {
+        append_line(&self.records_file(), r)
+    }
+}
+
+fn describe(info: &ReferenceInfo) -> String {
+    format!("{} (top {} per token, {} bytes)", info.label, info.top_k, info.bytes)
+}
+
+fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
+    // A line cut by a crash (the last one) is skipped; its question is measured again.
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+        .unwrap_or_default()
+}
+
+fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<(), DivergenceError> {
+    let mut line = serde_json::to_string(value).unwrap_or_default();
+    line.push('\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(line.as_bytes()))
+        .map_err(DivergenceDir::io(path))
+}
+
+/// Why the reference's episode `t` is not measured, if it is not.
+fn unmeasured(t: &Transcript) -> Option<String> {
+    (t.ended_by == "context_full").then(|| {
+        "the reference's episode ended by context_full: its last turn was cut where the context ran out, so it is not measured".to_string()
+    })
+}
+
+/// The reference's pass: its top `k` for every episode of `ids` that has a transcript and no
+/// reference file yet. `progress(done, total)` after each; returns how many were computed.
+pub fn reference_pass(
+    engine: &mut Engine<'_>,
+    dir: &DivergenceDir,
+    ids: &[&str],
+    k: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<usize, DivergenceError> {
+    let transcripts = dir.read_transcripts();
+    let todo: Vec<&Transcript> = ids
+        .iter()
+        .filter_map(|id| transcripts.get(*id))
+        .filter(|t| unmeasured(t).is_none() && !dir.reference_file(&t.id).is_file())
+        .collect();
+    for (n, t) in todo.iter().enumerate() {
+        reference_episode(engine, t, k)?.write(&dir.reference_file(&t.id))?;
+        progress(n + 1, todo.len());
+    }
+    Ok(todo.len())
+}
+
+/// One model's pass (labelled `label`): a record for every episode of `ids` with a transcript
+/// and no record of this model yet, appended as each finishes; episodes that can't be measured
+/// are recorded as skipped, with why. Returns how many records were written.
+pub fn model_pass(
+    engine: &mut Engine<'_>,
+    label: &str,
+    dir: &DivergenceDir,
+    ids: &[&str],
+    progress: &mut dyn FnMut(usize, usize, &DivergenceRecord),
+) -> Result<usize, DivergenceError> {
+    let transcripts = dir.read_transcripts();
+    let done: HashSet<String> = dir.read_records().into_iter().filter(|r| r.model == label).map(|r| r.id).collect();
+    let todo: Vec<&Transcript> =
+        ids.iter().filter_map(|id| transcripts.get(*id)).filter(|t| !done.contains(&t.id)).collect();
+    let model = engine.model();
+    let trained = model.llama().n_ctx_train() as usize;
+    let capacity = crate::generate::Generator::context_size(engine);
+    for (n, t) in todo.iter().enumerate() {
+        let record = if let Some(why) = unmeasured(t) {
+            DivergenceRecord::skipped(label, &t.id, why)
+        } else {
+            let len = Sequence::of(model, t)?.tokens.len();
+            if trained > 0 && len > trained {
+                DivergenceRecord::skipped(label, &t.id, format!(
+                    "the episode holds {len} tokens and the model was trained for a context of {trained}: it cannot hold the reference's context"
+                ))
+            } else if len > capacity {
+                DivergenceRecord::skipped(
+                    label,
+                    &t.id,
+                    format!("the episode holds {len} tokens and the context is {capacity}: raise --ctx to measure it"),
+                )
+            } else {
+                let reference = RefEpisode::read(&dir.reference_file(&t.id))?;
+                measure_episode(engine, label, t, &reference)?
+            }
+        };
+        dir.append_record(&record)?;
+        progress(n + 1, todo.len(), &record);
+    }
+    Ok(todo.len())
+}

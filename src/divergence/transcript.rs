@@ -1,0 +1,100 @@
+//! An episode as the exact token sequence its generator held: the prompt and the tool results
+//! as text (tokenized again the way the engine tokenized them), the completions as the ids that
+//! were sampled (never tokenized again: a sampled sequence need not be the tokenizer's own
+//! spelling of its text).
+
+use serde::{Deserialize, Serialize};
+
+use crate::generate::{Completion, Counters, GenerateError, Generator, TurnCache};
+
+/// One part of an episode's token sequence, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Piece {
+    /// The shared prefix (the system turn), tokenized with the beginning-of-sequence token.
+    Prefix(String),
+    /// Appended text (the user turn, tool results, turn markers), tokenized without it.
+    Text(String),
+    /// A completion's sampled token ids (its stop token excluded: it was not decoded).
+    Sampled(Vec<u32>),
+}
+
+/// A whole episode's sequence, one line of `divergence/transcripts.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transcript {
+    /// The question's id.
+    pub id: String,
+    /// How the episode ended (`ended_by`), so that a cut episode can be told apart.
+    pub ended_by: String,
+    /// The sequence's parts, in order.
+    pub pieces: Vec<Piece>,
+}
+
+impl Transcript {
+    /// Sampled tokens in the whole episode.
+    pub fn sampled(&self) -> usize {
+        self.pieces.iter().map(|p| if let Piece::Sampled(ids) = p { ids.len() } else { 0 }).sum()
+    }
+}
+
+/// A [`Generator`] that passes every call through to `inner` and keeps what went into the
+/// sequence: what [`super::force`] replays. Only calls that succeeded are kept, so the pieces
+/// are exactly the sequence the generator held.
+pub struct Recorder<G: Generator> {
+    inner: G,
+    pieces: Vec<Piece>,
+}
+
+impl<G: Generator> Recorder<G> {
+    /// Records the calls made to `inner`.
+    pub fn new(inner: G) -> Self {
+        Recorder { inner, pieces: Vec::new() }
+    }
+
+    /// The pieces of the sequence since the last `begin`.
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
+    /// The pieces, taken out (the recorder starts empty).
+    pub fn take(&mut self) -> Vec<Piece> {
+        std::mem::take(&mut self.pieces)
+    }
+}
+
+impl<G: Generator> Generator for Recorder<G> {
+    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.pieces.clear();
+        self.inner.begin(prefix, seed)?;
+        self.pieces.push(Piece::Prefix(prefix.to_string()));
+        Ok(())
+    }
+
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.inner.append(text, max_tokens)?;
+        // Each append is its own piece: the engine tokenizes each alone, and two texts joined
+        // can tokenize otherwise across their boundary.
+        self.pieces.push(Piece::Text(text.to_string()));
+        Ok(())
+    }
+
+    fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        let c = self.inner.complete(max_tokens, on_text)?;
+        if !c.ids.is_empty() {
+            self.pieces.push(Piece::Sampled(c.ids.clone()));
+        }
+        Ok(c)
+    }
+
+    fn counters(&self) -> Counters {
+        self.inner.counters()
+    }
+
+    fn context_size(&self) -> usize {
+        self.inner.context_size()
+    }
+
+    fn last_cache(&self) -> Option<TurnCache> {
+        self.inner.last_cache()
+    }
+}
