@@ -292,8 +292,8 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         .as_deref()
         .context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
     anyhow::ensure!(
-        !args.models.is_empty() || args.server.any(),
-        "give at least one --model file.gguf or --server URL"
+        !args.models.is_empty() || args.server.any() || args.reference.is_some(),
+        "give at least one --model file.gguf, --reference file.gguf or --server URL"
     );
     // Servers are probed before any work, so that a wrong URL or key fails at once.
     let pool = if args.server.any() { Some(args.server.pool(args.json)?) } else { None };

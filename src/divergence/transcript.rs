@@ -51,6 +51,11 @@ impl<G: Generator> Recorder<G> {
         Recorder { inner, pieces: Vec::new() }
     }
 
+    /// The generator recorded.
+    pub fn inner(&self) -> &G {
+        &self.inner
+    }
+
     /// The pieces of the sequence since the last `begin`.
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces

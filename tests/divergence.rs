@@ -1,0 +1,278 @@
+//! `sqale eval --reference`: divergence of quantisations from a reference along the reference's
+//! own episodes, on real GGUF files (the tiny hybrid `qwen35` fixture converted by sqale, and
+//! SmolLM2) and real llama.cpp. The comparison with `llama-perplexity --kl-divergence` needs
+//! llama.cpp's tools built from source and is `benches/kld-vs-llama.sh` (README).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use sqale::agent::{Agent, Settings};
+use sqale::divergence::{force, Recorder, Sequence, Transcript};
+use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
+use sqale::speculate::Speculate;
+
+fn sqale(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sqale")).args(args).output().unwrap()
+}
+
+fn bench() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/eval-fixture.jsonl").display().to_string()
+}
+
+/// The tiny fixture converted to each of `types` in `dir`.
+fn tiny(dir: &Path, types: &[&str]) -> Vec<PathBuf> {
+    types.iter().map(|t| common::convert_tiny("untied", t, dir)).collect()
+}
+
+fn eval(out: &Path, reference: &Path, models: &[&PathBuf], limit: usize, extra: &[&str]) -> Output {
+    let mut args: Vec<String> = vec![
+        "eval".into(),
+        "--bench".into(),
+        bench(),
+        "--limit".into(),
+        limit.to_string(),
+        "--max-episode-tokens".into(),
+        "1200".into(),
+        "--ctx".into(),
+        "2048".into(),
+        "--threads".into(),
+        "2".into(),
+        "--json".into(),
+        "-o".into(),
+        out.display().to_string(),
+        "--reference".into(),
+        reference.display().to_string(),
+    ];
+    for m in models {
+        args.extend(["--model".into(), m.display().to_string()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    sqale(&refs)
+}
+
+fn summary(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Plays one greedy episode on `model` through a recorder; returns the transcript and the
+/// engine's own token sequence.
+fn recorded_episode(model: &Model, budget: usize) -> (Transcript, Vec<i32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.sqlite");
+    std::fs::copy(common::demo_db(), &db).unwrap();
+    let options = EngineOptions { ctx: 2048, threads: Some(2), temperature: 0.0, ..EngineOptions::default() };
+    let engine = Engine::new(model, options).unwrap();
+    let mut agent = Agent::new(Recorder::new(engine), Settings { max_episode_tokens: budget, ..Settings::default() });
+    let ep = agent.run("How many customers placed more than three orders in 2024?", &db).unwrap();
+    let held: Vec<i32> = agent.generator().inner().tokens().iter().map(|t| t.0).collect();
+    let t = Transcript { id: "q".into(), ended_by: ep.ended_by.as_str().into(), pieces: agent.generator_mut().take() };
+    (t, held)
+}
+
+/// The transcript tokenizes back to exactly the sequence the engine held, and teacher forcing
+/// scores the right positions: under greedy decoding, the forced pass's most probable token is
+/// the token the episode generated (an off-by-one would agree about as often as chance).
+fn check_replay(model: &Model) {
+    let (t, held) = recorded_episode(model, 1500);
+    assert!(t.sampled() > 50, "too few tokens generated: {}", t.sampled());
+    let seq = Sequence::of(model, &t).unwrap();
+    let forced: Vec<i32> = seq.tokens.iter().map(|t| t.0).collect();
+    assert_eq!(forced, held, "the transcript is not the engine's sequence");
+    assert_eq!(seq.sampled.len(), t.sampled());
+    let options = EngineOptions { ctx: 2048, threads: Some(2), speculate: Speculate::Off, ..EngineOptions::default() };
+    let mut engine = Engine::new(model, options).unwrap();
+    let mut agree = 0;
+    force(&mut engine, &seq, &mut |g, logits| {
+        let argmax = common::argmax(logits) as i32;
+        agree += (argmax == seq.tokens[seq.sampled[g].0].0) as usize;
+    })
+    .unwrap();
+    let share = agree as f64 / seq.sampled.len() as f64;
+    eprintln!("{}: {agree} of {} greedy tokens are the forced argmax", model.path().display(), seq.sampled.len());
+    // Not all: a token decoded in a batch rounds differently from one decoded alone.
+    assert!(share > 0.95, "{agree} of {}", seq.sampled.len());
+}
+
+#[test]
+fn transcripts_replay_the_engines_exact_sequence_smollm2() {
+    let model = Model::load(common::test_model(), &ModelOptions::default()).unwrap();
+    check_replay(&model);
+}
+
+#[test]
+fn transcripts_replay_the_engines_exact_sequence_hybrid_qwen35() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::load(&tiny(dir.path(), &["f32"])[0], &ModelOptions::default()).unwrap();
+    check_replay(&model);
+}
+
+#[test]
+fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tiny(dir.path(), &["f32", "f16", "q8_0", "q6_k", "q4_k_m", "q4_0"]);
+    let out = dir.path().join("out");
+    let models: Vec<&PathBuf> = files[1..].iter().collect();
+    let o = eval(&out, &files[0], &models, 3, &["--kld-only", "--parallel", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    let d = s["divergence"].as_array().unwrap();
+    let mean = |label: &str| -> f64 {
+        let m = d.iter().find(|m| m["model"] == label).unwrap_or_else(|| panic!("no {label}: {d:?}"));
+        assert_eq!(m["questions"], 3, "{m}");
+        m["mean_kld"]["value"].as_f64().unwrap()
+    };
+    let reference = d.iter().find(|m| m["model"] == "tiny-untied-f32.gguf").unwrap();
+    assert_eq!(reference["mean_kld"]["value"], 0.0, "{reference}");
+    assert_eq!(reference["p999_kld"]["value"], 0.0, "{reference}");
+    assert_eq!(reference["top1"]["value"], 100.0, "{reference}");
+    let order: Vec<(&str, f64)> = ["f16", "q8_0", "q6_k", "q4_k_m", "q4_0"]
+        .iter()
+        .map(|t| (*t, mean(&format!("tiny-untied-{t}.gguf"))))
+        .collect();
+    eprintln!("mean KLD against f32: {order:?}");
+    // q6_k falls back to q8_0 on the fixture's small rows (not a multiple of 256): equal there.
+    let [f16, q8, q6, q4km, q40] = [0, 1, 2, 3, 4].map(|i| order[i].1);
+    assert!(0.0 < f16 && f16 < q8 && q8 <= q6 && q6 < q4km && q4km < q40, "{order:?}");
+    // Every measured token is in the per-token figures, and the places add up.
+    for m in d {
+        let places: u64 = m["by_place"].as_array().unwrap().iter().map(|p| p["tokens"].as_u64().unwrap()).sum();
+        assert_eq!(places, m["tokens"].as_u64().unwrap(), "{m}");
+        assert_eq!(m["histogram"].as_array().unwrap().iter().map(|h| h.as_u64().unwrap()).sum::<u64>(), places);
+    }
+    // The reference's episodes were played (its EX), the models' were not (--kld-only).
+    let played: Vec<String> =
+        lines(&out.join("episodes.jsonl")).iter().map(|r| r["model"].as_str().unwrap().to_string()).collect();
+    assert_eq!(played, vec!["tiny-untied-f32.gguf"; 3]);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("## Divergence from the reference tiny-untied-f32.gguf"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("Mean KLD against file size") && html.matches("<polyline").count() >= 6,
+        "report lacks the divergence plots"
+    );
+}
+
+#[test]
+fn a_second_run_measures_only_what_is_missing_and_models_play_their_own_episodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tiny(dir.path(), &["f32", "q8_0", "q4_0"]);
+    let out = dir.path().join("out");
+    let o = eval(&out, &files[0], &[&files[2]], 2, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let refs = out.join("divergence/reference");
+    let stamp = |p: &Path| -> Vec<(String, std::time::SystemTime)> {
+        let mut v: Vec<_> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().modified().unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = stamp(&refs);
+    assert_eq!(before.len(), 2);
+    // Again, with one more question and one more model.
+    let o = eval(&out, &files[0], &[&files[2], &files[1]], 3, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = stamp(&refs);
+    assert_eq!(after.len(), 3);
+    assert!(before.iter().all(|b| after.contains(b)), "a kept reference file was computed again");
+    let records = lines(&out.join("divergence/records.jsonl"));
+    let mut keys: Vec<(String, String)> = records
+        .iter()
+        .map(|r| (r["model"].as_str().unwrap().to_string(), r["id"].as_str().unwrap().to_string()))
+        .collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!((n, keys.len()), (9, 9), "each (model, question) measured exactly once: {keys:?}");
+    // The models played their own episodes too, so the EX comparison sits beside the KLD.
+    let s = summary(&out);
+    assert_eq!(s["models"].as_array().unwrap().len(), 3);
+    assert_eq!(s["paired"][0]["a"], "tiny-untied-f32.gguf");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| model | mean KLD | top-1 | EX (paired) |"), "{md}");
+}
+
+#[test]
+fn bad_references_and_cut_episodes_are_refused_or_recorded_as_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tiny(dir.path(), &["f32", "q4_0"]);
+    let smol = common::test_model();
+    // Another vocabulary and architecture: refused before the model plays anything.
+    let out = dir.path().join("vocab");
+    let o = eval(&out, &files[0], &[&smol], 1, &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot be compared with the reference") && err.contains("architecture"), "{err}");
+    let played = lines(&out.join("episodes.jsonl"));
+    assert!(played.iter().all(|r| r["model"] == "tiny-untied-f32.gguf"), "the refused model played");
+    // The same folder with another reference: refused, nothing changed.
+    let records_before = std::fs::read(out.join("divergence/records.jsonl")).unwrap();
+    let o = eval(&out, &files[1], &[], 1, &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds divergence data against tiny-untied-f32.gguf"), "{err}");
+    assert_eq!(std::fs::read(out.join("divergence/records.jsonl")).unwrap(), records_before);
+    // A folder where the reference played without --reference: its sequences are unknown.
+    let plain = dir.path().join("plain");
+    let f32s = files[0].display().to_string();
+    let o = sqale(&[
+        "eval",
+        "--bench",
+        &bench(),
+        "--limit",
+        "1",
+        "--max-episode-tokens",
+        "1200",
+        "--ctx",
+        "2048",
+        "--json",
+        "-o",
+        plain.to_str().unwrap(),
+        "--model",
+        &f32s,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = eval(&plain, &files[0], &[], 1, &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("played without --reference") && err.contains("another --out"), "{err}");
+    // Episodes cut by the context: recorded as skipped, with why, for every model.
+    let cut = dir.path().join("cut");
+    let o = sqale(&[
+        "eval",
+        "--bench",
+        &bench(),
+        "--limit",
+        "2",
+        "--max-episode-tokens",
+        "1500",
+        "--ctx",
+        "1100",
+        "--json",
+        "-o",
+        cut.to_str().unwrap(),
+        "--reference",
+        &f32s,
+        "--model",
+        files[1].to_str().unwrap(),
+        "--kld-only",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ended: Vec<Value> = lines(&cut.join("episodes.jsonl")).iter().map(|r| r["ended_by"].clone()).collect();
+    assert!(ended.iter().all(|e| e == "context_full"), "{ended:?}");
+    let records = lines(&cut.join("divergence/records.jsonl"));
+    assert_eq!(records.len(), 4);
+    assert!(records.iter().all(|r| r["skipped"].as_str().unwrap().contains("context_full")), "{records:?}");
+    let md = std::fs::read_to_string(cut.join("summary.md")).unwrap();
+    assert!(md.contains("2 question(s) not measured"), "{md}");
+}
