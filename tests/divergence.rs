@@ -4,6 +4,8 @@
 //! llama.cpp's tools built from source and is `benches/kld-vs-llama.sh` (README).
 
 mod common;
+#[path = "support/stub_server.rs"]
+mod stub;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -73,7 +75,12 @@ fn recorded_episode(model: &Model, budget: usize) -> (Transcript, Vec<i32>) {
     let mut agent = Agent::new(Recorder::new(engine), Settings { max_episode_tokens: budget, ..Settings::default() });
     let ep = agent.run("How many customers placed more than three orders in 2024?", &db).unwrap();
     let held: Vec<i32> = agent.generator().inner().tokens().iter().map(|t| t.0).collect();
-    let t = Transcript { id: "q".into(), ended_by: ep.ended_by.as_str().into(), pieces: agent.generator_mut().take() };
+    let t = Transcript {
+        id: "q".into(),
+        ended_by: ep.ended_by.as_str().into(),
+        pieces: agent.generator_mut().take(),
+        ids: None,
+    };
     (t, held)
 }
 
@@ -275,4 +282,133 @@ fn bad_references_and_cut_episodes_are_refused_or_recorded_as_skipped() {
     assert!(records.iter().all(|r| r["skipped"].as_str().unwrap().contains("context_full")), "{records:?}");
     let md = std::fs::read_to_string(cut.join("summary.md")).unwrap();
     assert!(md.contains("2 question(s) not measured"), "{md}");
+}
+
+/// A stand-in for vLLM backed by real llama.cpp: `/tokenize` and `prompt_logprobs` come from
+/// SmolLM2 itself (the same file the test measures locally), completions are one canned turn
+/// tokenized by it. Serves vLLM's documented response shapes on 127.0.0.1.
+fn vllm_backed_by(path: PathBuf) -> stub::Stub {
+    let model = std::sync::Arc::new(Model::load(&path, &ModelOptions::default()).unwrap());
+    stub::start(move |seen| {
+        let m = &*model;
+        if seen.path == "/tokenize" {
+            let add = seen.body["add_special_tokens"].as_bool().unwrap_or(false);
+            let t: Vec<i32> = m.tokenize(seen.body["prompt"].as_str().unwrap_or(""), add).iter().map(|t| t.0).collect();
+            return stub::Answer::Json(200, serde_json::json!({"count": t.len(), "max_model_len": 4096, "tokens": t}));
+        }
+        if let Some(a) = stub::vllm_probe(seen, 4096) {
+            return a;
+        }
+        let prompt: Vec<i32> =
+            seen.body["prompt"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap() as i32).collect();
+        if let Some(k) = seen.body["prompt_logprobs"].as_u64() {
+            let tokens: Vec<llama_cpp_2::token::LlamaToken> =
+                prompt.iter().map(|&t| llama_cpp_2::token::LlamaToken(t)).collect();
+            let seq = Sequence {
+                prefix: String::new(),
+                prefix_tokens: 0,
+                tokens,
+                sampled: (1..prompt.len()).map(|p| (p, 0)).collect(),
+            };
+            let options =
+                EngineOptions { ctx: 4096, threads: Some(1), speculate: Speculate::Off, ..EngineOptions::default() };
+            let mut engine = Engine::new(m, options).unwrap();
+            let mut entries = vec![Value::Null];
+            force(&mut engine, &seq, &mut |g, logits| {
+                let actual = prompt[g + 1] as u32;
+                let mut top = sqale::divergence::measure::top_k(logits, k as usize);
+                if !top.iter().any(|t| t.0 == actual) {
+                    let all = sqale::divergence::measure::top_k(logits, logits.len());
+                    top.push(*all.iter().find(|t| t.0 == actual).unwrap());
+                }
+                let map: serde_json::Map<String, Value> = top
+                    .iter()
+                    .enumerate()
+                    .map(|(r, (id, lp))| {
+                        (id.to_string(), serde_json::json!({"logprob": lp, "rank": r + 1, "decoded_token": ""}))
+                    })
+                    .collect();
+                entries.push(Value::Object(map));
+            })
+            .unwrap();
+            return stub::Answer::Json(
+                200,
+                serde_json::json!({
+                    "choices": [{"index": 0, "text": "", "token_ids": [], "finish_reason": "length", "prompt_logprobs": entries}],
+                    "usage": {"prompt_tokens": prompt.len(), "completion_tokens": 1}
+                }),
+            );
+        }
+        let text = "<think>\nCount the customers.\n</think>\n\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT COUNT(*) FROM customers\"}}";
+        let mut ids: Vec<i32> = m.tokenize(text, false).iter().map(|t| t.0).collect();
+        ids.push(m.tokenize("<|im_end|>", false)[0].0);
+        stub::Answer::Json(
+            200,
+            serde_json::json!({
+                "choices": [{"index": 0, "text": text, "token_ids": ids, "finish_reason": "stop", "stop_reason": ids.last()}],
+                "usage": {"prompt_tokens": prompt.len(), "completion_tokens": ids.len(), "prompt_tokens_details": {"cached_tokens": 0}}
+            }),
+        )
+    })
+}
+
+#[test]
+fn a_reference_on_a_vllm_server_is_measured_along_its_own_token_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = vllm_backed_by(common::test_model());
+    let smol = common::test_model().display().to_string();
+    let out = dir.path().join("out");
+    let run = |out: &Path, model: &str| {
+        sqale(&[
+            "eval",
+            "--bench",
+            &bench(),
+            "--limit",
+            "2",
+            "--max-episode-tokens",
+            "1500",
+            "--ctx",
+            "2048",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+            "--reference-server",
+            &server.url,
+            "--model",
+            model,
+            "--kld-only",
+            "--kld-top-k",
+            "8",
+        ])
+    };
+    let o = run(&out, &smol);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The reference's distributions were asked of the server, top 8, once per episode.
+    let asked: Vec<_> =
+        server.requests("/v1/completions").into_iter().filter(|s| s.body.get("prompt_logprobs").is_some()).collect();
+    assert_eq!(asked.len(), 2);
+    assert!(asked.iter().all(|s| s.body["prompt_logprobs"] == 8 && s.body["max_tokens"] == 1));
+    let transcripts = lines(&out.join("divergence/transcripts.jsonl"));
+    assert!(
+        transcripts.iter().all(|t| t["ids"].as_array().is_some_and(|a| a.len() > 100)),
+        "the server's ids are kept"
+    );
+    // The same weights here and behind the server: the divergence is (nearly) none, at every
+    // place of the canned turn. An off-by-one position would be far from 0.
+    let s = summary(&out);
+    let d = &s["divergence"][0];
+    assert_eq!(d["model"], "SmolLM2-135M-Instruct.Q4_1.gguf");
+    assert_eq!(d["questions"], 2, "{d}");
+    assert!(d["mean_kld"]["value"].as_f64().unwrap() < 1e-3, "{d}");
+    assert!(d["top1"]["value"].as_f64().unwrap() > 99.0, "{d}");
+    let places: Vec<&str> = d["by_place"].as_array().unwrap().iter().map(|p| p["place"].as_str().unwrap()).collect();
+    // The canned turn: thinking, the blank line after it (answer text), the call and its SQL.
+    assert_eq!(places, vec!["thinking", "tool_call", "sql", "answer"], "{d}");
+    assert_eq!(d["first_divergence"]["same"], 2, "{d}");
+    // A model with another vocabulary: refused, naming why.
+    let tiny_gguf = tiny(dir.path(), &["f32"]).remove(0);
+    let o = run(&dir.path().join("other"), tiny_gguf.to_str().unwrap());
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("tokenizes the episode otherwise than the reference's server"), "{err}");
 }

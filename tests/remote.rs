@@ -238,7 +238,19 @@ fn questions(n: usize) -> Vec<Question> {
 
 fn eval(pool: &Pool, qs: &[Question], results: &std::path::Path) -> Result<usize, sqale::eval::EvalError> {
     let mut gold = GoldCache::new(sqale::env::Limits::default());
-    sqale::eval::remote::run(pool, SAMPLING, 3, &Settings::default(), "m", qs, 0, results, &mut gold, &mut |_, _, _| {})
+    sqale::eval::remote::run(
+        pool,
+        SAMPLING,
+        3,
+        &Settings::default(),
+        "m",
+        qs,
+        0,
+        results,
+        &mut gold,
+        None,
+        &mut |_, _, _| {},
+    )
 }
 
 /// An evaluation across two servers, one of which goes away midway: every question ends as

@@ -68,13 +68,18 @@ pub(super) struct RunArgs {
     /// top-1 agreement; README, "Divergence from a reference").
     #[arg(long)]
     reference: Option<PathBuf>,
+    /// The reference on inference servers instead (vLLM, for its `prompt_logprobs`; repeatable):
+    /// e.g. bf16 on a GPU server against quantised files here. `--api-key-file`,
+    /// `--server-kind` and `--server-timeout` apply to them too.
+    #[arg(long = "reference-server", conflicts_with = "reference")]
+    reference_servers: Vec<String>,
     /// Reference log-probabilities kept per generated token (the KLD is exact over them plus one
     /// bucket for the rest of the vocabulary, a lower bound of the full figure).
     #[arg(long, default_value_t = sqale::defaults::KLD_TOP_K, value_parser = clap::value_parser!(u32).range(1..))]
     kld_top_k: u32,
     /// With `--reference`: measure the models' divergence only, without playing their own
     /// episodes (no EX of theirs).
-    #[arg(long, requires = "reference")]
+    #[arg(long)]
     kld_only: bool,
     /// Also (or only) evaluate the model served by these inference servers (`--server URL`,
     /// repeatable): one more model in the report, side by side with the local ones.
@@ -295,6 +300,17 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         !args.models.is_empty() || args.server.any() || args.reference.is_some(),
         "give at least one --model file.gguf, --reference file.gguf or --server URL"
     );
+    let remote_reference = !args.reference_servers.is_empty();
+    anyhow::ensure!(
+        !args.kld_only || args.reference.is_some() || remote_reference,
+        "--kld-only measures divergence from a reference: give --reference file.gguf or --reference-server URL"
+    );
+    anyhow::ensure!(
+        !remote_reference || !args.models.is_empty(),
+        "--reference-server measures local models against the served reference: give at least one --model file.gguf"
+    );
+    let reference_pool =
+        if remote_reference { Some(args.server.pool_of(&args.reference_servers, args.json)?) } else { None };
     // Servers are probed before any work, so that a wrong URL or key fails at once.
     let pool = if args.server.any() { Some(args.server.pool(args.json)?) } else { None };
     let mut questions = load(spec, args.limit, args.shard, &args.phrasing, args.json)?;
@@ -311,9 +327,12 @@ fn run_models(args: RunArgs) -> anyhow::Result<()> {
         pb.finish_and_clear();
     }
     let ctx = eval::sequence_context(args.ctx, args.max_episode_tokens);
-    let reference = match &args.reference {
-        Some(path) => Some(divergence::play_reference(&args, path, ctx, &questions, &out, &limits, &mut gold)?),
-        None => None,
+    let reference = match (&args.reference, reference_pool) {
+        (Some(path), _) => Some(divergence::play_reference(&args, path, ctx, &questions, &out, &limits, &mut gold)?),
+        (None, Some(pool)) => {
+            Some(divergence::play_remote_reference(&args, pool, &questions, &out, &limits, &mut gold)?)
+        }
+        (None, None) => None,
     };
     for path in &args.models {
         let label = results::model_label(path, args.schema);
@@ -396,6 +415,7 @@ fn run_remote(
         args.seed,
         &out.episodes(),
         gold,
+        None,
         &mut |_, _, r| tally.count(r),
     )?;
     let failed = tally.failed;

@@ -202,6 +202,11 @@ impl ServerArgs {
 
     /// Probes the servers into a pool (progress on stderr unless `quiet`).
     fn pool(&self, quiet: bool) -> anyhow::Result<sqale::remote::Pool> {
+        self.pool_of(&self.servers, quiet)
+    }
+
+    /// Probes `urls` (another set of servers, e.g. a remote reference's) with these options.
+    fn pool_of(&self, urls: &[String], quiet: bool) -> anyhow::Result<sqale::remote::Pool> {
         use anyhow::Context as _;
         let kind = match self.server_kind.as_str() {
             "auto" => None,
@@ -229,9 +234,9 @@ impl ServerArgs {
             ..Default::default()
         };
         if !quiet {
-            eprintln!("probing {} server(s): {}", self.servers.len(), self.servers.join(", "));
+            eprintln!("probing {} server(s): {}", urls.len(), urls.join(", "));
         }
-        Ok(sqale::remote::Pool::connect(&self.servers, options)?)
+        Ok(sqale::remote::Pool::connect(urls, options)?)
     }
 }
 

@@ -55,7 +55,7 @@ pub enum DivergenceError {
         why: String,
     },
     /// The results folder holds divergence data of another reference.
-    #[error("{folder} holds divergence data against {theirs}, not {ours}: use another --out folder, or the same --reference")]
+    #[error("{folder} holds divergence data against {theirs}, not {ours}: measure against that reference, or write to another results folder")]
     OtherReference {
         /// The results folder.
         folder: std::path::PathBuf,
@@ -124,6 +124,21 @@ impl Sequence {
                 }
             }
         }
+        if let Some(held) = &t.ids {
+            if held.len() != tokens.len() || held.iter().zip(&tokens).any(|(a, b)| *a != b.0 as u32) {
+                let at = held
+                    .iter()
+                    .zip(&tokens)
+                    .position(|(a, b)| *a != b.0 as u32)
+                    .unwrap_or(held.len().min(tokens.len()));
+                return Err(mismatch(&format!(
+                    "{} tokenizes the episode otherwise than the reference's server did (first at token {at}; {} tokens against {}): their vocabularies differ, and distributions over different vocabularies cannot be compared",
+                    model.path().display(),
+                    tokens.len(),
+                    held.len()
+                )));
+            }
+        }
         if sampled.first().is_some_and(|s| s.0 == 0) {
             return Err(mismatch("a sampled token at position 0 has nothing before it to predict it"));
         }
@@ -171,6 +186,32 @@ pub fn reference_episode(engine: &mut Engine<'_>, t: &Transcript, k: usize) -> R
         tokens.push(RefToken { token: seq.tokens[pos].0 as u32, turn, place: places[g], top: top_k(logits, k) });
     })
     .map_err(|source| DivergenceError::Decode { id: t.id.clone(), source })?;
+    Ok(RefEpisode { n_vocab: model.n_vocab() as u32, k: k as u32, tokens })
+}
+
+/// The reference's pass over one episode on an inference server (vLLM's `prompt_logprobs`):
+/// the same top `k` per sampled token as [`reference_episode`], the sequence tokenized by the
+/// local `model` (checked against the ids the server held, [`Sequence::of`]).
+pub fn reference_episode_remote(
+    pool: &crate::remote::Pool,
+    model: &Model,
+    t: &Transcript,
+    k: usize,
+) -> Result<RefEpisode, DivergenceError> {
+    let seq = Sequence::of(model, t)?;
+    let places = places(model, &seq);
+    let ids: Vec<u32> = seq.tokens.iter().map(|t| t.0 as u32).collect();
+    let lp = pool
+        .prompt_logprobs(&ids, k)
+        .map_err(|e| DivergenceError::Decode { id: t.id.clone(), source: crate::remote::remote_failed(e) })?;
+    let mut tokens = Vec::with_capacity(seq.sampled.len());
+    for (g, &(pos, turn)) in seq.sampled.iter().enumerate() {
+        let top = lp.get(pos).cloned().flatten().ok_or_else(|| DivergenceError::Mismatch {
+            id: t.id.clone(),
+            why: format!("the server gave no log-probabilities at position {pos}"),
+        })?;
+        tokens.push(RefToken { token: ids[pos], turn, place: places[g], top });
+    }
     Ok(RefEpisode { n_vocab: model.n_vocab() as u32, k: k as u32, tokens })
 }
 

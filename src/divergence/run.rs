@@ -30,6 +30,10 @@ pub struct ReferenceInfo {
     pub vocab: String,
     /// Top entries kept per token.
     pub top_k: usize,
+    /// Served by inference servers (its architecture and vocabulary are checked per episode,
+    /// against the token ids the server held, instead).
+    #[serde(default)]
+    pub remote: bool,
 }
 
 impl ReferenceInfo {
@@ -41,6 +45,19 @@ impl ReferenceInfo {
             architecture: model.meta("general.architecture").unwrap_or_default(),
             vocab: model.vocab_fingerprint(),
             top_k,
+            remote: false,
+        }
+    }
+
+    /// The identity of the model a server pool serves, labelled `label`.
+    pub fn remote(pool: &crate::remote::Pool, label: &str, top_k: usize) -> Self {
+        ReferenceInfo {
+            label: label.to_string(),
+            bytes: 0,
+            architecture: String::new(),
+            vocab: format!("served: {}", pool.model()),
+            top_k,
+            remote: true,
         }
     }
 
@@ -52,6 +69,9 @@ impl ReferenceInfo {
             reference: self.label.clone(),
             why,
         };
+        if self.remote {
+            return Ok(());
+        }
         let arch = model.meta("general.architecture").unwrap_or_default();
         if arch != self.architecture {
             return Err(incompatible(format!(
@@ -214,6 +234,29 @@ pub fn reference_pass(
     Ok(todo.len())
 }
 
+/// [`reference_pass`] for a reference on inference servers: the sequences tokenized by the
+/// local `model`, the distributions from the servers.
+pub fn reference_pass_remote(
+    pool: &crate::remote::Pool,
+    model: &Model,
+    dir: &DivergenceDir,
+    ids: &[&str],
+    k: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<usize, DivergenceError> {
+    let transcripts = dir.read_transcripts();
+    let todo: Vec<&Transcript> = ids
+        .iter()
+        .filter_map(|id| transcripts.get(*id))
+        .filter(|t| unmeasured(t).is_none() && !dir.reference_file(&t.id).is_file())
+        .collect();
+    for (n, t) in todo.iter().enumerate() {
+        super::reference_episode_remote(pool, model, t, k)?.write(&dir.reference_file(&t.id))?;
+        progress(n + 1, todo.len());
+    }
+    Ok(todo.len())
+}
+
 /// One model's pass (labelled `label`): a record for every episode of `ids` with a transcript
 /// and no record of this model yet, appended as each finishes; episodes that can't be measured
 /// are recorded as skipped, with why. Returns how many records were written.
@@ -244,7 +287,9 @@ pub fn model_pass(
                 DivergenceRecord::skipped(
                     label,
                     &t.id,
-                    format!("the episode holds {len} tokens and the context is {capacity}: raise --ctx to measure it"),
+                    format!(
+                        "the episode holds {len} tokens and the context is {capacity}: a larger context measures it"
+                    ),
                 )
             } else {
                 let reference = RefEpisode::read(&dir.reference_file(&t.id))?;

@@ -15,6 +15,7 @@ pub enum Place {
     /// Inside the `<think>` block.
     Thinking,
     /// A tool call's JSON (its name, its braces, arguments other than SQL).
+    #[serde(rename = "tool_call")]
     Call,
     /// The string value of an `"sql"` argument.
     Sql,

@@ -28,6 +28,11 @@ pub struct Transcript {
     pub ended_by: String,
     /// The sequence's parts, in order.
     pub pieces: Vec<Piece>,
+    /// The whole sequence as the generator held it, where it can say (an inference server's
+    /// episode: its ids came from the server's tokenizer, and a local model must tokenize the
+    /// pieces to exactly these to be compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<u32>>,
 }
 
 impl Transcript {

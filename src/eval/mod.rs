@@ -382,6 +382,7 @@ fn run_inner(
             id: q.id.clone(),
             ended_by: r.ended_by.clone().unwrap_or_default(),
             pieces: rec.take(),
+            ids: None,
         });
         (r, t)
     };

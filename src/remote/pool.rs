@@ -188,6 +188,12 @@ impl Pool {
         self.with_server(prefer, |s| s.complete(req, &self.model))
     }
 
+    /// The top `k` log-probabilities at every position of `prompt` ([`Server::prompt_logprobs`]),
+    /// on the least loaded server, with the pool's retries.
+    pub fn prompt_logprobs(&self, prompt: &[u32], k: usize) -> Result<Vec<Option<Vec<(u32, f32)>>>, RemoteError> {
+        self.with_server(None, |s| s.prompt_logprobs(prompt, k, &self.model)).map(|(v, _)| v)
+    }
+
     /// The least loaded live server, by requests in flight per slot.
     pub fn pick(&self) -> Option<usize> {
         self.members

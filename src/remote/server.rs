@@ -100,6 +100,14 @@ pub enum RemoteError {
         /// The server's message.
         message: String,
     },
+    /// The server's API cannot do what was asked (e.g. prompt log-probabilities on llama-server).
+    #[error("{url}: {what}")]
+    Unsupported {
+        /// The server.
+        url: String,
+        /// What it cannot do, and what to use instead.
+        what: String,
+    },
     /// The response was cut short or is not what the API promises.
     #[error("{url}: bad response: {message}")]
     BadResponse {
@@ -119,7 +127,9 @@ impl RemoteError {
             | RemoteError::Unavailable { .. }
             | RemoteError::BadResponse { .. } => true,
             RemoteError::Status { status, .. } => *status >= 500 || *status == 429,
-            RemoteError::Unauthorized { .. } | RemoteError::ContextOverflow { .. } => false,
+            RemoteError::Unauthorized { .. }
+            | RemoteError::ContextOverflow { .. }
+            | RemoteError::Unsupported { .. } => false,
         }
     }
 }
@@ -314,6 +324,70 @@ impl Server {
             ServerKind::LlamaServer => self.complete_llama(req),
             ServerKind::Vllm => self.complete_vllm(req, model),
         }
+    }
+
+    /// The model's top `k` log-probabilities (at temperature 1) at every position of `prompt`,
+    /// teacher-forced: entry `i` is the distribution that predicted `prompt[i]` (`None` for the
+    /// first), most probable first, with `prompt[i]` itself included even below the top `k`.
+    /// vLLM's `prompt_logprobs` (start it with `--max-logprobs K` for more than its default 20);
+    /// llama-server has no such API.
+    pub fn prompt_logprobs(
+        &self,
+        prompt: &[u32],
+        k: usize,
+        model: &str,
+    ) -> Result<Vec<Option<Vec<(u32, f32)>>>, RemoteError> {
+        if self.kind == ServerKind::LlamaServer {
+            return Err(RemoteError::Unsupported {
+                url: self.url.clone(),
+                what: "llama-server returns no log-probabilities of prompt tokens; serve the reference with vLLM (prompt_logprobs), or give it as a local file".into(),
+            });
+        }
+        let body = json!({
+            "model": model,
+            "prompt": prompt,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "prompt_logprobs": k,
+            "stream": false,
+        });
+        let v = self.post("/v1/completions", &body).map_err(|e| match e {
+            RemoteError::Status { url, status: 400, message } if message.contains("logprobs") => RemoteError::Status {
+                url,
+                status: 400,
+                message: format!(
+                    "{message} (start vLLM with --max-logprobs {k}, or keep fewer log-probabilities per token)"
+                ),
+            },
+            e => e,
+        })?;
+        let entries = v
+            .pointer("/choices/0/prompt_logprobs")
+            .and_then(Value::as_array)
+            .ok_or_else(|| self.bad("/v1/completions answered without `prompt_logprobs`"))?;
+        if entries.len() != prompt.len() {
+            return Err(self.bad(&format!(
+                "{} prompt_logprobs entries for {} prompt tokens",
+                entries.len(),
+                prompt.len()
+            )));
+        }
+        entries
+            .iter()
+            .map(|e| {
+                let Some(map) = e.as_object() else { return Ok(None) };
+                let mut top = Vec::with_capacity(map.len());
+                for (id, lp) in map {
+                    let id: u32 =
+                        id.parse().map_err(|_| self.bad(&format!("prompt_logprobs key {id:?} is not a token id")))?;
+                    let lp =
+                        lp["logprob"].as_f64().ok_or_else(|| self.bad("a prompt_logprobs entry without `logprob`"))?;
+                    top.push((id, lp as f32));
+                }
+                top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                Ok(Some(top))
+            })
+            .collect()
     }
 
     fn complete_llama(&self, req: &Request<'_>) -> Result<Reply, RemoteError> {

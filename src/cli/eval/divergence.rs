@@ -23,6 +23,9 @@ pub(super) struct Reference {
     pub(super) dir: DivergenceDir,
     /// The questions' ids, in order.
     pub(super) ids: Vec<String>,
+    /// The servers of a remote reference (its distributions are asked of them, along each
+    /// model's tokenization of the episodes).
+    pub(super) pool: Option<sqale::remote::Pool>,
 }
 
 /// Plays the reference's episodes (recording their token sequences), keeps its distributions
@@ -41,20 +44,8 @@ pub(super) fn play_reference(
     let started = std::time::Instant::now();
     let model = Model::load(path, &args.hardware.model_options(false))?;
     let info = ReferenceInfo::of(&model, &label, args.kld_top_k as usize);
-    let dir = DivergenceDir::open(out.path(), &info)?;
-    // Episodes played before without --reference have no token sequence to replay.
-    let transcripts = dir.read_transcripts();
-    let unrecorded: Vec<String> = eval::done_ids(&out.episodes(), &label)
-        .into_iter()
-        .filter(|id| !transcripts.contains_key(id) && questions.iter().any(|q| &q.id == id))
-        .collect();
-    anyhow::ensure!(
-        unrecorded.is_empty(),
-        "{} already holds {} episode(s) of {label} played without --reference (e.g. {}), whose token sequences were not kept: use another --out folder",
-        out.path().display(),
-        unrecorded.len(),
-        unrecorded[0]
-    );
+    let dir = open(out, &info)?;
+    check_recorded(&dir, out, &label, questions)?;
     let mut engine = BatchedEngine::new(&model, engine_options(args, ctx), args.parallel as usize)?;
     let mut tally = Tally::new(&label, questions.len(), out, args);
     eval::run_recorded(
@@ -80,13 +71,68 @@ pub(super) fn play_reference(
         pb.set_position(done as u64);
     })?;
     pb.finish_and_clear();
-    let reference = Reference { info, dir, ids };
+    let reference = Reference { info, dir, ids, pool: None };
     measure_with(args, &mut forced, &label, &reference)?;
     Ok(reference)
 }
 
-/// Teacher-forces `model` (labelled `label`) along the reference's episodes.
+/// Plays the reference's episodes on inference servers (recording their token sequences); its
+/// distributions are asked of the servers when the first local model is measured.
+pub(super) fn play_remote_reference(
+    args: &RunArgs,
+    pool: sqale::remote::Pool,
+    questions: &[Question],
+    out: &ResultsDir,
+    limits: &sqale::env::Limits,
+    gold: &mut GoldCache,
+) -> anyhow::Result<Reference> {
+    let label = match args.schema {
+        sqale::eval::subset::SchemaCondition::Full => pool.label(),
+        other => format!("{} @{other}", pool.label()),
+    };
+    let info = ReferenceInfo::remote(&pool, &label, args.kld_top_k as usize);
+    let dir = open(out, &info)?;
+    check_recorded(&dir, out, &label, questions)?;
+    sqale::memory::reset_peak();
+    let started = std::time::Instant::now();
+    let mut tally = Tally::new(&label, questions.len(), out, args);
+    eval::remote::run(
+        &pool,
+        args.sampling.remote(),
+        args.parallel as usize,
+        &settings(args, limits),
+        &label,
+        questions,
+        args.seed,
+        &out.episodes(),
+        gold,
+        Some(&dir),
+        &mut |_, _, r| tally.count(r),
+    )?;
+    let failed = tally.failed;
+    let run = tally.finish(started);
+    out.record_model(&label, ModelEntry::remote(pool.servers().into_iter().cloned().collect(), run))?;
+    if failed > 0 {
+        eprintln!(
+            "{failed} reference episodes failed on the servers (not measured): run the same command again to play them"
+        );
+    }
+    let ids = questions.iter().map(|q| q.id.clone()).collect();
+    Ok(Reference { info, dir, ids, pool: Some(pool) })
+}
+
+/// Teacher-forces `model` (labelled `label`) along the reference's episodes (a remote
+/// reference's distributions are fetched first, along this model's tokenization).
 pub(super) fn measure(args: &RunArgs, model: &Model, label: &str, ctx: u32, r: &Reference) -> anyhow::Result<()> {
+    if let Some(pool) = &r.pool {
+        let ids: Vec<&str> = r.ids.iter().map(String::as_str).collect();
+        let pb = bar(args, &format!("{}: reference distributions", r.info.label));
+        div::reference_pass_remote(pool, model, &r.dir, &ids, args.kld_top_k as usize, &mut |done, total| {
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+        })?;
+        pb.finish_and_clear();
+    }
     let mut engine = Engine::new(model, forced_options(args, ctx))?;
     measure_with(args, &mut engine, label, r)
 }
@@ -104,6 +150,34 @@ fn measure_with(args: &RunArgs, engine: &mut Engine<'_>, label: &str, r: &Refere
     if skipped > 0 && !args.json {
         eprintln!("{label}: {skipped} question(s) not measured (why: summary.md)");
     }
+    Ok(())
+}
+
+/// The results folder's `divergence/`, with the flags that fix a folder of another reference.
+fn open(out: &ResultsDir, info: &ReferenceInfo) -> anyhow::Result<DivergenceDir> {
+    DivergenceDir::open(out.path(), info).map_err(|e| match e {
+        e @ sqale::divergence::DivergenceError::OtherReference { .. } => {
+            anyhow::anyhow!("{e} (--out, --reference, --kld-top-k)")
+        }
+        e => e.into(),
+    })
+}
+
+/// Refuses a folder holding episodes of the reference `label` played without a reference
+/// (their token sequences were not kept, and playing them again would give each question two).
+fn check_recorded(dir: &DivergenceDir, out: &ResultsDir, label: &str, questions: &[Question]) -> anyhow::Result<()> {
+    let transcripts = dir.read_transcripts();
+    let unrecorded: Vec<String> = eval::done_ids(&out.episodes(), label)
+        .into_iter()
+        .filter(|id| !transcripts.contains_key(id) && questions.iter().any(|q| &q.id == id))
+        .collect();
+    anyhow::ensure!(
+        unrecorded.is_empty(),
+        "{} already holds {} episode(s) of {label} played without --reference (e.g. {}), whose token sequences were not kept: use another --out folder",
+        out.path().display(),
+        unrecorded.len(),
+        unrecorded[0]
+    );
     Ok(())
 }
 
