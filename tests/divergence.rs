@@ -170,7 +170,7 @@ fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itse
 #[test]
 fn a_second_run_measures_only_what_is_missing_and_models_play_their_own_episodes() {
     let dir = tempfile::tempdir().unwrap();
-    let files = tiny(dir.path(), &["f32", "q8_0", "q4_0"]);
+    let files = tiny(dir.path(), &["f32", "q8_0", "q4_0", "f16"]);
     let out = dir.path().join("out");
     let o = eval(&out, &files[0], &[&files[2]], 2, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -207,6 +207,19 @@ fn a_second_run_measures_only_what_is_missing_and_models_play_their_own_episodes
     assert_eq!(s["paired"][0]["a"], "tiny-untied-f32.gguf");
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| model | mean KLD | top-1 | EX (paired) |"), "{md}");
+    // A later model in a smaller context: episodes longer than it are skipped, with why.
+    let o = eval(&out, &files[0], &[&files[3]], 3, &["--kld-only", "--ctx", "1000"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let f16: Vec<Value> = lines(&out.join("divergence/records.jsonl"))
+        .into_iter()
+        .filter(|r| r["model"] == "tiny-untied-f16.gguf")
+        .collect();
+    assert_eq!(f16.len(), 3);
+    let skipped = f16
+        .iter()
+        .filter(|r| r["skipped"].as_str().is_some_and(|w| w.contains("a larger context measures it")))
+        .count();
+    assert!(skipped > 0, "{f16:?}");
 }
 
 #[test]
@@ -411,4 +424,43 @@ fn a_reference_on_a_vllm_server_is_measured_along_its_own_token_ids() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("tokenizes the episode otherwise than the reference's server"), "{err}");
+}
+
+#[test]
+fn shards_measured_apart_merge_into_one_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tiny(dir.path(), &["f32", "q4_0"]);
+    let (a, b, merged) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("m"));
+    for (out, shard) in [(&a, "1/2"), (&b, "2/2")] {
+        let o = eval(out, &files[0], &[&files[1]], 3, &["--kld-only", "--shard", shard]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let questions = |out: &Path, model: &str| -> u64 {
+        let s = summary(out);
+        let m = s["divergence"].as_array().unwrap().iter().find(|m| m["model"] == model).cloned().unwrap();
+        m["questions"].as_u64().unwrap()
+    };
+    let q4 = "tiny-untied-q4_0.gguf";
+    let (qa, qb) = (questions(&a, q4), questions(&b, q4));
+    assert!(qa > 0 && qb > 0);
+    let o =
+        sqale(&["eval", "merge", a.to_str().unwrap(), b.to_str().unwrap(), "-o", merged.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(questions(&merged, q4), qa + qb);
+    assert_eq!(questions(&merged, "tiny-untied-f32.gguf"), qa + qb);
+    assert_eq!(std::fs::read_dir(merged.join("divergence/reference")).unwrap().count() as u64, qa + qb);
+    // A folder measured against another reference is not merged in.
+    let other = dir.path().join("other");
+    let o = eval(&other, &files[1], &[], 1, &["--kld-only"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = sqale(&[
+        "eval",
+        "merge",
+        a.to_str().unwrap(),
+        other.to_str().unwrap(),
+        "-o",
+        dir.path().join("m2").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds divergence data against"));
 }

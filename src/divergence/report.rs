@@ -31,8 +31,8 @@ pub struct PlaceSummary {
 }
 
 /// Questions a measure needs before its 95% interval excludes "no difference from the
-/// reference", from the spread seen here (per-question values, normal approximation):
-/// `(1.96 · sd / mean)²`. `None` where no difference was seen.
+/// reference" ([`questions_needed`], from the bootstrap intervals here; for EX, from the paired
+/// difference's interval). `None` where no difference was seen.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Needed {
     /// Mean KL divergence per question.
@@ -123,18 +123,11 @@ fn interval(mut xs: Vec<f64>) -> (f64, f64) {
     (at(0.025), at(0.975))
 }
 
-/// `(1.96 · sd / mean)²` of `xs`, or `None` when their mean is 0.
-fn needed(xs: &[f64]) -> Option<f64> {
-    let n = xs.len() as f64;
-    if xs.len() < 2 {
-        return None;
-    }
-    let mean = xs.iter().sum::<f64>() / n;
-    if mean.abs() < 1e-12 {
-        return None;
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some((1.96 * var.sqrt() / mean).powi(2).max(1.0))
+/// Questions needed for a 95% interval of half-width `half` (seen at `n` questions) to exclude
+/// a difference of `diff`: intervals narrow as 1/√n, so `n · (half / diff)²`; `None` where no
+/// difference was seen.
+pub fn questions_needed(n: usize, half: f64, diff: f64) -> Option<f64> {
+    (n > 1 && diff.abs() > 1e-12).then(|| (n as f64 * (half / diff).powi(2)).max(1.0))
 }
 
 /// The summary of every model in `records` against `reference`, models in order of first
@@ -218,25 +211,43 @@ fn one(model: &str, records: &[DivergenceRecord], reference: &str, ex: Option<f6
             *first_divergence.entry(f.map_or("same", Place::as_str).to_string()).or_default() += 1;
         }
     }
-    let per_q_kld: Vec<f64> = totals.iter().map(|t| t.kld / t.tokens.max(1) as f64).collect();
-    let per_q_miss: Vec<f64> = totals.iter().map(|t| 1.0 - t.top1 as f64 / t.tokens.max(1) as f64).collect();
+    let mean_kld = stat(mean_of(&all, &kld_of), interval(means));
+    let top1 = stat(mean_of(&all, &top1_of), interval(top1s));
+    let half = |s: &Stat| (s.ci.1 - s.ci.0) / 2.0;
+    let needed = Needed {
+        kld: questions_needed(measured.len(), half(&mean_kld), mean_kld.value),
+        top1: questions_needed(measured.len(), half(&top1), 100.0 - top1.value),
+        ex,
+    };
     DivergenceSummary {
         model: model.to_string(),
         reference: reference.to_string(),
         questions: measured.len(),
         skipped: skipped.into_iter().collect(),
         tokens,
-        mean_kld: stat(mean_of(&all, &kld_of), interval(means)),
+        mean_kld,
         median_kld: stat(quantile(&mut pooled, 0.5), q50),
         p99_kld: stat(quantile(&mut pooled, 0.99), q99),
         p999_kld: stat(quantile(&mut pooled, 0.999), q999),
-        top1: stat(mean_of(&all, &top1_of), interval(top1s)),
+        top1,
         p_token: mean_of(&all, &|s| s.p_token),
         by_place,
         first_divergence,
-        needed: Needed { kld: needed(&per_q_kld), top1: needed(&per_q_miss), ex },
+        needed,
         histogram,
         seconds_per_question: measured.iter().map(|r| r.seconds).sum::<f64>() / measured.len().max(1) as f64,
+    }
+}
+
+/// A small figure readably: four decimals, or three significant digits below 0.01 (a random
+/// model's KLD is 1e-4), 0 as `0`.
+fn fig(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x.abs() >= 0.01 {
+        format!("{x:.4}")
+    } else {
+        format!("{x:.2e}")
     }
 }
 
@@ -252,10 +263,10 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
          | model | questions | tokens | mean KLD | median | p99 | p99.9 | top-1 % | p(ref token) | s/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
         first.reference
     );
-    let st = |x: &Stat| format!("{:.4} [{:.4}–{:.4}]", x.value, x.ci.0, x.ci.1);
+    let st = |x: &Stat| format!("{} [{}–{}]", fig(x.value), fig(x.ci.0), fig(x.ci.1));
     for m in summaries {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2} [{:.2}–{:.2}] | {:.3} | {:.1} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2} [{:.2}–{:.2}] | {} | {:.1} |\n",
             m.model,
             m.questions,
             m.tokens,
@@ -266,7 +277,7 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
             m.top1.value,
             m.top1.ci.0,
             m.top1.ci.1,
-            m.p_token,
+            fig(m.p_token),
             m.seconds_per_question
         ));
     }
@@ -274,11 +285,11 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
     for m in summaries {
         for p in &m.by_place {
             s.push_str(&format!(
-                "| {} | {} | {} | {:.4} | {:.2} |\n",
+                "| {} | {} | {} | {} | {:.2} |\n",
                 m.model,
                 p.place.as_str(),
                 p.tokens,
-                p.mean_kld,
+                fig(p.mean_kld),
                 p.top1
             ));
         }
@@ -297,7 +308,7 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
             c("answer")
         ));
     }
-    s.push_str("\nQuestions each measure needs to tell the model from the reference (95%, from the spread seen here):\n\n| model | mean KLD | top-1 | EX (paired) |\n|---|--:|--:|--:|\n");
+    s.push_str("\nQuestions each measure needs to tell the model from the reference (its 95% interval excluding no difference; from the intervals above, which narrow as 1/√n):\n\n| model | mean KLD | top-1 | EX (paired) |\n|---|--:|--:|--:|\n");
     for m in summaries {
         s.push_str(&format!(
             "| {} | {} | {} | {} |\n",
@@ -357,7 +368,9 @@ mod tests {
         assert!(q.mean_kld.ci.0 < q.mean_kld.value && q.mean_kld.value < q.mean_kld.ci.1, "{:?}", q.mean_kld);
         assert!((q.top1.value - 90.0).abs() < 1e-9);
         let n = q.needed.kld.unwrap();
-        assert!(n >= 1.0 && n < 10.0, "a steady difference needs few questions: {n}");
+        assert!((1.0..10.0).contains(&n), "a steady difference needs few questions: {n}");
+        assert_eq!(questions_needed(100, 2.0, 1.0), Some(400.0));
+        assert_eq!(questions_needed(100, 2.0, 0.0), None);
         assert_eq!(q.needed.ex, Some(400.0));
         assert_eq!(q.first_divergence.get("same"), Some(&20));
         assert_eq!(q.first_divergence.get("sql"), Some(&20));

@@ -133,7 +133,7 @@ impl DivergenceDir {
     pub fn open(out: &Path, info: &ReferenceInfo) -> Result<Self, DivergenceError> {
         let dir = DivergenceDir::new(out);
         let file = dir.info_file();
-        std::fs::create_dir_all(dir.root.join("reference")).map_err(Self::io(&dir.root))?;
+        std::fs::create_dir_all(dir.root.join("reference")).map_err(DivergenceDir::io(&dir.root))?;
         match std::fs::read_to_string(&file) {
             Ok(text) => {
                 let theirs: Option<ReferenceInfo> = serde_json::from_str(&text).ok();
@@ -147,7 +147,7 @@ impl DivergenceDir {
             }
             Err(_) => {
                 let json = serde_json::to_string_pretty(info).unwrap_or_default();
-                crate::atomic::write(&file, json).map_err(Self::io(&file))?;
+                crate::atomic::write(&file, json).map_err(DivergenceDir::io(&file))?;
             }
         }
         Ok(dir)
@@ -181,6 +181,48 @@ impl DivergenceDir {
     pub fn append_record(&self, r: &DivergenceRecord) -> Result<(), DivergenceError> {
         append_line(&self.records_file(), r)
     }
+}
+
+/// Joins the `divergence/` folders of results folders `inputs` (shards of one run) into `out`'s:
+/// transcripts, reference files and records, each (model, question) once, first folder first.
+/// Folders measured against different references are refused. Nothing is written when no input
+/// has one.
+pub fn merge(inputs: &[&Path], out: &Path) -> Result<(), DivergenceError> {
+    let measured: Vec<(DivergenceDir, ReferenceInfo)> =
+        inputs.iter().map(|p| DivergenceDir::new(p)).filter_map(|d| d.info().map(|i| (d, i))).collect();
+    let Some((_, info)) = measured.first() else { return Ok(()) };
+    let info = info.clone();
+    if let Some((d, theirs)) = measured.iter().find(|(_, i)| *i != info) {
+        return Err(DivergenceError::OtherReference {
+            folder: d.root.clone(),
+            theirs: describe(theirs),
+            ours: describe(&info),
+        });
+    }
+    let dirs: Vec<DivergenceDir> = measured.into_iter().map(|(d, _)| d).collect();
+    let target = DivergenceDir::open(out, &info)?;
+    let (mut transcripts, mut records) = (BTreeMap::new(), Vec::new());
+    let mut seen = HashSet::new();
+    for d in &dirs {
+        for (id, t) in d.read_transcripts() {
+            if let std::collections::btree_map::Entry::Vacant(e) = transcripts.entry(id) {
+                let from = d.reference_file(&t.id);
+                if from.is_file() {
+                    let to = target.reference_file(&t.id);
+                    let bytes = std::fs::read(&from).map_err(DivergenceDir::io(&from))?;
+                    crate::atomic::write(&to, bytes).map_err(DivergenceDir::io(&to))?;
+                }
+                e.insert(t);
+            }
+        }
+        records.extend(d.read_records().into_iter().filter(|r| seen.insert((r.model.clone(), r.id.clone()))));
+    }
+    let lines = |values: Vec<String>| values.into_iter().map(|l| l + "\n").collect::<String>();
+    let t: Vec<String> = transcripts.values().map(|t| serde_json::to_string(t).unwrap_or_default()).collect();
+    let r: Vec<String> = records.iter().map(|r| serde_json::to_string(r).unwrap_or_default()).collect();
+    crate::atomic::write(target.transcripts(), lines(t)).map_err(DivergenceDir::io(&target.transcripts()))?;
+    crate::atomic::write(target.records_file(), lines(r)).map_err(DivergenceDir::io(&target.records_file()))?;
+    Ok(())
 }
 
 fn describe(info: &ReferenceInfo) -> String {

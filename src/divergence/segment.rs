@@ -2,9 +2,11 @@
 //! answer text around the calls. Divergence is reported per place because a quantised model
 //! that drifts in its thinking costs less than one that writes other SQL.
 //!
-//! The turn is split as the protocol parser splits it ([`crate::protocol::parse`]): everything
-//! up to the last `</think>` is thinking (a turn without one has none); after it, each JSON
-//! object is a call, and the string value of an `"sql"` key inside one is SQL.
+//! The runtime opens every assistant turn inside `<think>` ([`crate::prompt::ASSISTANT_OPEN`]),
+//! so everything up to the last `</think>` is thinking, and a turn that never closes it is
+//! thinking throughout (the protocol parser, which looks for calls leniently, would still read
+//! calls in it). After `</think>`, each JSON object is a call, and the string value of an
+//! `"sql"` key inside one is SQL.
 
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +54,9 @@ impl Place {
 pub fn places_of_bytes(text: &[u8]) -> Vec<Place> {
     let mut out = Vec::with_capacity(text.len());
     let close = b"</think>";
-    let answer_from = text.windows(close.len()).rposition(|w| w == close).map_or(0, |i| i + close.len());
+    let Some(answer_from) = text.windows(close.len()).rposition(|w| w == close).map(|i| i + close.len()) else {
+        return vec![Place::Thinking; text.len()];
+    };
     out.resize(answer_from, Place::Thinking);
     let mut depth = 0usize;
     let mut in_string = false;
@@ -158,8 +162,9 @@ mod tests {
     }
 
     #[test]
-    fn a_turn_without_a_closing_tag_has_no_thinking() {
-        assert!(!places(r#"{"tool": "list_tables"} done"#).contains('t'));
+    fn a_turn_without_a_closing_tag_is_all_thinking() {
+        // The turn opened inside <think> and never left it.
+        assert!(places(r#"{"tool": "list_tables"} done"#).chars().all(|c| c == 't'));
         // Braces and "sql" inside another argument's string do not open anything.
         let p = places(r#"</think>{"tool": "x", "args": {"note": "{sql: 1}", "sql": "S"}}"#);
         assert_eq!(p.matches('s').count(), 1, "{p}");

@@ -123,6 +123,9 @@ pub enum ResultsError {
         #[source]
         source: std::io::Error,
     },
+    /// The divergence measurements of the folders could not be joined.
+    #[error("joining divergence measurements: {0}")]
+    Divergence(#[source] Box<crate::divergence::DivergenceError>),
     /// A folder given to merge has no `episodes.jsonl`.
     #[error("{0} has no episodes.jsonl: is it a results folder?")]
     NotResults(PathBuf),
@@ -263,6 +266,10 @@ pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, Resu
         records.extend(dir.records());
         models.extend(dir.models());
     }
+    // Divergence measurements first: folders of different references are refused before
+    // anything is written.
+    let paths: Vec<&Path> = inputs.iter().map(|p| p.as_ref()).collect();
+    crate::divergence::run::merge(&paths, out.path()).map_err(|e| ResultsError::Divergence(Box::new(e)))?;
     // Each (model, question) once, first folder first (a played record before a failed one).
     let records = super::settle(records);
     out.write_records(&records)?;
@@ -278,8 +285,7 @@ fn divergence_summaries(out: &Path, paired: &[report::Paired]) -> Vec<crate::div
     let records = dir.read_records();
     let ex = |model: &str| {
         let p = paired.iter().find(|p| p.b == model && p.a == info.label)?;
-        let half = (p.diff_ci.1 - p.diff_ci.0) / 2.0;
-        (p.diff.abs() > 1e-9 && p.n > 1).then(|| (p.n as f64 * (half / p.diff).powi(2)).max(1.0))
+        crate::divergence::report::questions_needed(p.n, (p.diff_ci.1 - p.diff_ci.0) / 2.0, p.diff)
     };
     crate::divergence::report::summarise(&records, &info.label, &ex)
 }
