@@ -38,8 +38,6 @@ fn eval(out: &Path, reference: &Path, models: &[&PathBuf], limit: usize, extra: 
         limit.to_string(),
         "--max-episode-tokens".into(),
         "1200".into(),
-        "--ctx".into(),
-        "2048".into(),
         "--threads".into(),
         "2".into(),
         "--json".into(),
@@ -50,6 +48,9 @@ fn eval(out: &Path, reference: &Path, models: &[&PathBuf], limit: usize, extra: 
     ];
     for m in models {
         args.extend(["--model".into(), m.display().to_string()]);
+    }
+    if !extra.contains(&"--ctx") {
+        args.extend(["--ctx".into(), "2048".into()]);
     }
     args.extend(extra.iter().map(|s| s.to_string()));
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();

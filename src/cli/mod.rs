@@ -46,7 +46,7 @@ enum Command {
     /// This build's backends and devices, and what a model and context need in memory.
     Info(info::InfoArgs),
     /// Execution accuracy of one or more models on a benchmark (and `eval score` for predictions).
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
 }
 
 /// Where a model runs: threads and GPU placement, shared by every command that runs one.
@@ -255,7 +255,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Synth(a) => convert::synth(a),
         Command::Pull(a) => pull::run(a),
         Command::Info(a) => info::run(a),
-        Command::Eval(a) => eval::run(a),
+        Command::Eval(a) => eval::run(*a),
     }
 }
 

@@ -154,7 +154,7 @@ pub fn force(
     seq: &Sequence,
     on_token: &mut dyn FnMut(usize, &[f32]),
 ) -> Result<(), GenerateError> {
-    let from = if seq.sampled.first().is_some_and(|s| s.0 > seq.prefix_tokens) {
+    let from = if seq.prefix_tokens > 0 && seq.sampled.first().is_some_and(|s| s.0 > seq.prefix_tokens) {
         engine.begin(&seq.prefix, 0)?;
         seq.prefix_tokens
     } else {

@@ -190,7 +190,11 @@ impl Pool {
 
     /// The top `k` log-probabilities at every position of `prompt` ([`Server::prompt_logprobs`]),
     /// on the least loaded server, with the pool's retries.
-    pub fn prompt_logprobs(&self, prompt: &[u32], k: usize) -> Result<Vec<Option<Vec<(u32, f32)>>>, RemoteError> {
+    pub fn prompt_logprobs(
+        &self,
+        prompt: &[u32],
+        k: usize,
+    ) -> Result<Vec<Option<super::server::TopLogprobs>>, RemoteError> {
         self.with_server(None, |s| s.prompt_logprobs(prompt, k, &self.model)).map(|(v, _)| v)
     }
 

@@ -134,6 +134,9 @@ impl RemoteError {
     }
 }
 
+/// A position's most probable tokens and their log-probabilities, most probable first.
+pub type TopLogprobs = Vec<(u32, f32)>;
+
 /// How to sample a completion (sqale's in-process chain: top-k, then top-p, then temperature).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sampling {
@@ -336,7 +339,7 @@ impl Server {
         prompt: &[u32],
         k: usize,
         model: &str,
-    ) -> Result<Vec<Option<Vec<(u32, f32)>>>, RemoteError> {
+    ) -> Result<Vec<Option<TopLogprobs>>, RemoteError> {
         if self.kind == ServerKind::LlamaServer {
             return Err(RemoteError::Unsupported {
                 url: self.url.clone(),
