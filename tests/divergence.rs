@@ -88,8 +88,8 @@ fn recorded_episode(model: &Model, budget: usize) -> (Transcript, Vec<i32>) {
 /// The transcript tokenizes back to exactly the sequence the engine held, and teacher forcing
 /// scores the right positions: under greedy decoding, the forced pass's most probable token is
 /// the token the episode generated (an off-by-one would agree about as often as chance).
-fn check_replay(model: &Model) {
-    let (t, held) = recorded_episode(model, 1500);
+fn check_replay(model: &Model, budget: usize) {
+    let (t, held) = recorded_episode(model, budget);
     assert!(t.sampled() > 50, "too few tokens generated: {}", t.sampled());
     let seq = Sequence::of(model, &t).unwrap();
     let forced: Vec<i32> = seq.tokens.iter().map(|t| t.0).collect();
@@ -112,14 +112,14 @@ fn check_replay(model: &Model) {
 #[test]
 fn transcripts_replay_the_engines_exact_sequence_smollm2() {
     let model = Model::load(common::test_model(), &ModelOptions::default()).unwrap();
-    check_replay(&model);
+    check_replay(&model, 1200);
 }
 
 #[test]
 fn transcripts_replay_the_engines_exact_sequence_hybrid_qwen35() {
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(&tiny(dir.path(), &["f32"])[0], &ModelOptions::default()).unwrap();
-    check_replay(&model);
+    check_replay(&model, 1500);
 }
 
 #[test]

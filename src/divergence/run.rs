@@ -254,6 +254,16 @@ fn unmeasured(t: &Transcript) -> Option<String> {
     })
 }
 
+/// The transcripts of `ids` whose reference file is still to be computed (episodes that are
+/// not measured have none).
+fn references_to_compute(dir: &DivergenceDir, ids: &[&str]) -> Vec<Transcript> {
+    let mut transcripts = dir.read_transcripts();
+    ids.iter()
+        .filter_map(|id| transcripts.remove(*id))
+        .filter(|t| unmeasured(t).is_none() && !dir.reference_file(&t.id).is_file())
+        .collect()
+}
+
 /// The reference's pass: its top `k` for every episode of `ids` that has a transcript and no
 /// reference file yet. `progress(done, total)` after each; returns how many were computed.
 pub fn reference_pass(
@@ -263,12 +273,7 @@ pub fn reference_pass(
     k: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<usize, DivergenceError> {
-    let transcripts = dir.read_transcripts();
-    let todo: Vec<&Transcript> = ids
-        .iter()
-        .filter_map(|id| transcripts.get(*id))
-        .filter(|t| unmeasured(t).is_none() && !dir.reference_file(&t.id).is_file())
-        .collect();
+    let todo = references_to_compute(dir, ids);
     for (n, t) in todo.iter().enumerate() {
         reference_episode(engine, t, k)?.write(&dir.reference_file(&t.id))?;
         progress(n + 1, todo.len());
@@ -286,12 +291,7 @@ pub fn reference_pass_remote(
     k: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<usize, DivergenceError> {
-    let transcripts = dir.read_transcripts();
-    let todo: Vec<&Transcript> = ids
-        .iter()
-        .filter_map(|id| transcripts.get(*id))
-        .filter(|t| unmeasured(t).is_none() && !dir.reference_file(&t.id).is_file())
-        .collect();
+    let todo = references_to_compute(dir, ids);
     for (n, t) in todo.iter().enumerate() {
         super::reference_episode_remote(pool, model, t, k)?.write(&dir.reference_file(&t.id))?;
         progress(n + 1, todo.len());
