@@ -145,10 +145,11 @@ impl DivergenceDir {
                     });
                 }
             }
-            Err(_) => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let json = serde_json::to_string_pretty(info).unwrap_or_default();
                 crate::atomic::write(&file, json).map_err(DivergenceDir::io(&file))?;
             }
+            Err(e) => return Err(DivergenceDir::io(&file)(e)),
         }
         Ok(dir)
     }
