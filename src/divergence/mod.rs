@@ -292,30 +292,31 @@ impl DivergenceRecord {
     }
 }
 
-/// A model's pass over one episode, compared token by token with `reference`.
+/// A model's pass over question `id`'s episode `seq` (as the engine's model tokenizes it,
+/// [`Sequence::of`]), compared token by token with `reference`.
 pub fn measure_episode(
     engine: &mut Engine<'_>,
     label: &str,
-    t: &Transcript,
+    id: &str,
+    seq: &Sequence,
     reference: &RefEpisode,
 ) -> Result<DivergenceRecord, DivergenceError> {
     let started = std::time::Instant::now();
-    let seq = Sequence::of(engine.model(), t)?;
     if reference.tokens.len() != seq.sampled.len()
         || reference.tokens.iter().zip(&seq.sampled).any(|(r, s)| r.token != seq.tokens[s.0].0 as u32)
     {
         return Err(DivergenceError::Mismatch {
-            id: t.id.clone(),
+            id: id.to_string(),
             why: "the reference file does not match the transcript's sampled tokens; delete the results folder's divergence/reference and run again".into(),
         });
     }
     let turns = reference.tokens.last().map_or(0, |r| r.turn as usize + 1);
-    let mut r = DivergenceRecord::skipped(label, &t.id, String::new());
+    let mut r = DivergenceRecord::skipped(label, id, String::new());
     r.skipped = None;
     r.first_divergence = vec![None; turns];
     r.kld = Vec::with_capacity(reference.tokens.len());
     let mut parted = vec![false; turns];
-    force(engine, &seq, &mut |g, logits| {
+    force(engine, seq, &mut |g, logits| {
         let rt = &reference.tokens[g];
         let c = compare(rt, logits);
         let sums = r.by_place.entry(rt.place).or_default();
@@ -330,7 +331,7 @@ pub fn measure_episode(
             r.first_divergence[turn] = Some(rt.place);
         }
     })
-    .map_err(|source| DivergenceError::Decode { id: t.id.clone(), source })?;
+    .map_err(|source| DivergenceError::Decode { id: id.to_string(), source })?;
     r.seconds = started.elapsed().as_secs_f64();
     Ok(r)
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::store::RefEpisode;
-use super::{measure_episode, reference_episode, DivergenceError, DivergenceRecord, Sequence, Transcript};
+use super::{measure_episode, DivergenceError, DivergenceRecord, Sequence, Transcript};
 use crate::engine::{Engine, Model};
 
 /// What identifies the reference a folder measures against.
@@ -265,36 +265,19 @@ fn references_to_compute(dir: &DivergenceDir, ids: &[&str]) -> Vec<Transcript> {
         .collect()
 }
 
-/// The reference's pass: its top `k` for every episode of `ids` that has a transcript and no
-/// reference file yet. `progress(done, total)` after each; returns how many were computed.
+/// The reference's pass: `compute` its distributions (its own teacher-forced pass,
+/// [`super::reference_episode`], or a server's, [`super::reference_episode_remote`]) for every
+/// episode of `ids` that has a transcript and no reference file yet, each written as it is done.
+/// `progress(done, total)` after each; returns how many were computed.
 pub fn reference_pass(
-    engine: &mut Engine<'_>,
     dir: &DivergenceDir,
     ids: &[&str],
-    k: usize,
+    compute: &mut dyn FnMut(&Transcript) -> Result<RefEpisode, DivergenceError>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<usize, DivergenceError> {
     let todo = references_to_compute(dir, ids);
     for (n, t) in todo.iter().enumerate() {
-        reference_episode(engine, t, k)?.write(&dir.reference_file(&t.id))?;
-        progress(n + 1, todo.len());
-    }
-    Ok(todo.len())
-}
-
-/// [`reference_pass`] for a reference on inference servers: the sequences tokenized by the
-/// local `model`, the distributions from the servers.
-pub fn reference_pass_remote(
-    pool: &crate::remote::Pool,
-    model: &Model,
-    dir: &DivergenceDir,
-    ids: &[&str],
-    k: usize,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<usize, DivergenceError> {
-    let todo = references_to_compute(dir, ids);
-    for (n, t) in todo.iter().enumerate() {
-        super::reference_episode_remote(pool, model, t, k)?.write(&dir.reference_file(&t.id))?;
+        compute(t)?.write(&dir.reference_file(&t.id))?;
         progress(n + 1, todo.len());
     }
     Ok(todo.len())
@@ -321,7 +304,8 @@ pub fn model_pass(
         let record = if let Some(why) = unmeasured(t) {
             DivergenceRecord::skipped(label, &t.id, why)
         } else {
-            let len = Sequence::of(model, t)?.tokens.len();
+            let seq = Sequence::of(model, t)?;
+            let len = seq.tokens.len();
             if trained > 0 && len > trained {
                 DivergenceRecord::skipped(label, &t.id, format!(
                     "the episode holds {len} tokens and the model was trained for a context of {trained}: it cannot hold the reference's context"
@@ -336,7 +320,7 @@ pub fn model_pass(
                 )
             } else {
                 let reference = RefEpisode::read(&dir.reference_file(&t.id))?;
-                measure_episode(engine, label, t, &reference)?
+                measure_episode(engine, label, &t.id, &seq, &reference)?
             }
         };
         dir.append_record(&record)?;

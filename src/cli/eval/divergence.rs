@@ -66,7 +66,9 @@ pub(super) fn play_reference(
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let mut forced = Engine::new(&model, forced_options(args, ctx))?;
     let pb = bar(args, &format!("{label}: reference distributions"));
-    div::reference_pass(&mut forced, &dir, &id_refs, args.kld_top_k as usize, &mut |done, total| {
+    let k = args.kld_top_k as usize;
+    let mut compute = |t: &sqale::divergence::Transcript| sqale::divergence::reference_episode(&mut forced, t, k);
+    div::reference_pass(&dir, &id_refs, &mut compute, &mut |done, total| {
         pb.set_length(total as u64);
         pb.set_position(done as u64);
     })?;
@@ -127,7 +129,10 @@ pub(super) fn measure(args: &RunArgs, model: &Model, label: &str, ctx: u32, r: &
     if let Some(pool) = &r.pool {
         let ids: Vec<&str> = r.ids.iter().map(String::as_str).collect();
         let pb = bar(args, &format!("{}: reference distributions", r.info.label));
-        div::reference_pass_remote(pool, model, &r.dir, &ids, args.kld_top_k as usize, &mut |done, total| {
+        let k = args.kld_top_k as usize;
+        let mut compute =
+            |t: &sqale::divergence::Transcript| sqale::divergence::reference_episode_remote(pool, model, t, k);
+        div::reference_pass(&r.dir, &ids, &mut compute, &mut |done, total| {
             pb.set_length(total as u64);
             pb.set_position(done as u64);
         })?;
