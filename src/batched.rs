@@ -22,8 +22,9 @@
 //! The system prompt is decoded once, snapshotted, and copied into each sequence as it starts.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use llama_cpp_2::sampling::LlamaSampler;
@@ -42,12 +43,38 @@ type Draft = (Drafter, Vec<LlamaToken>);
 enum Request {
     Begin { prefix: String, seed: u32 },
     Append { tokens: Vec<LlamaToken> },
-    Complete { max_tokens: usize },
+    Complete { max_tokens: usize, live: Option<Live> },
+}
+
+/// What a completion asked with [`SlotGenerator::set_live`] carries: text is handed on as it
+/// is generated, and the completion stops when `cancel` is set.
+struct Live {
+    cancel: Arc<AtomicBool>,
+    /// Text generated and not yet sent to the worker.
+    unsent: String,
+}
+
+impl Live {
+    /// Keeps `piece` (what [`TextStream::push`] completed) for the next send.
+    fn keep(live: &mut Option<Live>, piece: Option<String>) {
+        if let (Some(l), Some(p)) = (live.as_mut(), piece) {
+            l.unsent.push_str(&p);
+        }
+    }
+
+    /// Sends what is kept, if anything.
+    fn flush(live: &mut Option<Live>, reply: &Sender<Reply>) {
+        if let Some(l) = live.as_mut().filter(|l| !l.unsent.is_empty()) {
+            let _ = reply.send(Reply::Text(std::mem::take(&mut l.unsent)));
+        }
+    }
 }
 
 /// The scheduler's answer to a request.
 enum Reply {
     Done(Counters),
+    /// Text generated so far and not yet handed on (live completions only).
+    Text(String),
     Completed(Completion, Counters),
     Failed(GenerateError),
 }
@@ -66,7 +93,7 @@ enum Work {
     /// Decoding appended tokens, `done` of them so far.
     Prefill { tokens: Vec<LlamaToken>, done: usize },
     /// Generating: `next` is sampled and waits to be decoded.
-    Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream },
+    Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream, live: Option<Live> },
 }
 
 /// One sequence of the context.
@@ -103,17 +130,31 @@ impl<'m> BatchedEngine<'m> {
         self.slots
     }
 
+    /// Tokens of context each sequence has.
+    pub fn context_per_sequence(&self) -> usize {
+        self.core.per_seq()
+    }
+
     /// Runs `work` on every job, up to [`Self::slots`] at a time, each on a worker thread with a
     /// generator bound to its own sequence; `on_done` receives each result on this thread, in
     /// the order jobs finish.
-    pub fn run<J, T, W>(&mut self, jobs: Vec<J>, work: W, on_done: &mut dyn FnMut(T)) -> Result<(), GenerateError>
+    ///
+    /// `jobs` may block: a service passes a channel's receiving end, and this returns once the
+    /// channel is closed and every job taken has finished.
+    pub fn run<I, T, W>(&mut self, jobs: I, work: W, on_done: &mut dyn FnMut(T)) -> Result<(), GenerateError>
     where
-        J: Send,
+        I: IntoIterator,
+        I::IntoIter: Send,
+        I::Item: Send,
         T: Send,
-        W: Fn(J, &mut SlotGenerator<'_>) -> T + Sync,
+        W: Fn(I::Item, &mut SlotGenerator<'_>) -> T + Sync,
     {
-        let workers = self.slots.min(jobs.len());
-        let queue = Mutex::new(jobs.into_iter());
+        let jobs = jobs.into_iter();
+        let workers = match jobs.size_hint() {
+            (_, Some(n)) => self.slots.min(n),
+            (_, None) => self.slots,
+        };
+        let queue = Mutex::new(jobs);
         let (to_scheduler, inbox) = channel::<Message<T>>();
         let model = self.core.model();
         let per_slot = self.core.per_seq();
@@ -135,6 +176,7 @@ impl<'m> BatchedEngine<'m> {
                         replies: reply_rx,
                         counters: Counters::default(),
                         context_size: per_slot,
+                        live: None,
                     };
                     loop {
                         // The lock is held only to take the next job.
@@ -247,12 +289,17 @@ impl<'m> BatchedEngine<'m> {
                 slot.work = Work::Prefill { tokens, done: 0 };
                 Ok(None)
             }
-            Request::Complete { max_tokens } => {
+            Request::Complete { max_tokens, live } => {
                 if slot.logits.is_empty() {
                     return Err(GenerateError::Backend("nothing decoded to sample from".into()));
                 }
-                slot.work =
-                    Work::Generate { max: max_tokens, generated: 0, next: LlamaToken(0), text: TextStream::default() };
+                slot.work = Work::Generate {
+                    max: max_tokens,
+                    generated: 0,
+                    next: LlamaToken(0),
+                    text: TextStream::default(),
+                    live,
+                };
                 // A completion can end on its first sample.
                 Ok(self.sample(slot, None).map(|c| Reply::Completed(c, slot.counters)))
             }
@@ -285,7 +332,7 @@ impl<'m> BatchedEngine<'m> {
     /// Samples a generating slot's next token, from output `index` of the last batch or else
     /// from the slot's saved logits; finishes the completion on a stop token or at its limit.
     fn sample(&self, slot: &mut Slot, index: Option<i32>) -> Option<Completion> {
-        let Work::Generate { max, generated, next, text } = &mut slot.work else { return None };
+        let Work::Generate { max, generated, next, text, live } = &mut slot.work else { return None };
         let finish = if *generated >= *max {
             Some(Finish::Length)
         } else {
@@ -296,7 +343,7 @@ impl<'m> BatchedEngine<'m> {
             if self.core.is_stop(token) {
                 Some(Finish::Stop)
             } else {
-                text.push(self.core.llama(), token);
+                Live::keep(live, text.push(self.core.llama(), token));
                 *next = token;
                 *generated += 1;
                 None
@@ -313,7 +360,13 @@ impl<'m> BatchedEngine<'m> {
         let mut members: Vec<(usize, usize, Option<Draft>)> = Vec::new();
         let mut rows: Vec<(usize, usize, LlamaToken)> = Vec::new();
         for (i, slot) in slots.iter_mut().enumerate() {
-            let Work::Generate { max, generated, next, .. } = slot.work else { continue };
+            let Work::Generate { max, generated, next, ref live, .. } = slot.work else { continue };
+            if live.as_ref().is_some_and(|l| l.cancel.load(Ordering::Relaxed)) {
+                // The caller gave up: the sequence is free for its worker's next job.
+                slot.work = Work::Idle;
+                let _ = replies[i].send(Reply::Failed(GenerateError::Cancelled));
+                continue;
+            }
             if slot.tokens.len() + 1 > capacity {
                 // Only this sequence is full; the others go on.
                 slot.work = Work::Idle;
@@ -356,21 +409,25 @@ impl<'m> BatchedEngine<'m> {
                 slot.drafting.settle(*drafter, d.len(), &checked, checked.next.is_some() && !stop);
             }
             slot.counters.speculation = slot.drafting.counts;
-            let Work::Generate { generated, next, text, .. } = &mut slot.work else { continue };
+            let Work::Generate { generated, next, text, live, .. } = &mut slot.work else { continue };
             for &t in &drafted[..checked.accepted] {
-                text.push(self.core.llama(), t);
+                Live::keep(live, text.push(self.core.llama(), t));
             }
             *generated += checked.accepted;
             let finish = match checked.next {
                 None => Some(Finish::Length),
                 Some(_) if stop => Some(Finish::Stop),
                 Some(t) => {
-                    text.push(self.core.llama(), t);
+                    Live::keep(live, text.push(self.core.llama(), t));
                     *next = t;
                     *generated += 1;
                     None
                 }
             };
+            if finish.is_some() {
+                Live::keep(live, text.rest());
+            }
+            Live::flush(live, &replies[i]);
             if let Some(finish) = finish {
                 let done = Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() };
                 // Kept for a completion asked without appending first (as a lone engine would).
@@ -395,13 +452,34 @@ pub struct SlotGenerator<'m> {
     replies: Receiver<Reply>,
     counters: Counters,
     context_size: usize,
+    /// Set by [`Self::set_live`]: text streams, and the flag cancels.
+    live: Option<Arc<AtomicBool>>,
 }
 
 impl SlotGenerator<'_> {
+    /// Makes this sequence's completions live, until called again with `None`: `on_text`
+    /// receives text as it is generated (not in one piece at the end), and once `cancel` is set
+    /// every call fails with [`GenerateError::Cancelled`] and a completion under way stops at
+    /// the next step, freeing the sequence.
+    pub fn set_live(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.live = cancel;
+    }
+
+    fn cancelled(&self) -> Result<(), GenerateError> {
+        match &self.live {
+            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     fn ask(&mut self, request: Request) -> Result<Reply, GenerateError> {
         if !(self.send)(request) {
             return Err(GenerateError::Backend("the scheduler stopped".into()));
         }
+        self.next_reply()
+    }
+
+    fn next_reply(&mut self) -> Result<Reply, GenerateError> {
         match self.replies.recv() {
             Ok(Reply::Failed(e)) => Err(e),
             Ok(r) => Ok(r),
@@ -417,6 +495,7 @@ impl SlotGenerator<'_> {
 
 impl Generator for SlotGenerator<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.cancelled()?;
         self.counters = Counters::default();
         let started = Instant::now();
         if let Reply::Done(c) = self.ask(Request::Begin { prefix: prefix.to_string(), seed })? {
@@ -427,6 +506,7 @@ impl Generator for SlotGenerator<'_> {
     }
 
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.cancelled()?;
         let tokens = self.model.tokenize(text, self.counters.context_tokens == 0);
         let needed = self.counters.context_tokens + tokens.len();
         if needed > max_tokens {
@@ -441,13 +521,23 @@ impl Generator for SlotGenerator<'_> {
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        self.cancelled()?;
         let started = Instant::now();
-        let reply = self.ask(Request::Complete { max_tokens })?;
+        let live = self.live.clone().map(|cancel| Live { cancel, unsent: String::new() });
+        let streamed = live.is_some();
+        let mut reply = self.ask(Request::Complete { max_tokens, live })?;
+        // A live completion's text comes in pieces before it ends.
+        while let Reply::Text(piece) = reply {
+            on_text(&piece);
+            reply = self.next_reply()?;
+        }
         self.counters.generate_seconds += started.elapsed().as_secs_f64();
         match reply {
             Reply::Completed(c, counters) => {
                 self.keep(counters);
-                on_text(&c.text);
+                if !streamed {
+                    on_text(&c.text);
+                }
                 Ok(c)
             }
             _ => Err(GenerateError::Backend("unexpected reply to a completion".into())),

@@ -84,6 +84,9 @@ pub enum GenerateError {
         /// The limit given.
         limit: usize,
     },
+    /// The caller cancelled the episode (a client went away, a time limit passed).
+    #[error("cancelled")]
+    Cancelled,
     /// The backend cannot go on (e.g. it was asked to sample before anything was decoded).
     #[error("generation backend failed: {0}")]
     Backend(String),

@@ -12,7 +12,8 @@
 //! - [`agent`]: the episode state machine that ties them together;
 //! - [`remote`]: the same generation trait on an inference server (vLLM, llama-server);
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
-//! - [`eval`]: benchmarks, execution scoring, summaries.
+//! - [`eval`]: benchmarks, execution scoring, summaries;
+//! - [`serve`]: the agent as a local service (HTTP API, web page, MCP).
 //!
 //! ```no_run
 //! use sqale::{agent::{Agent, Settings}, engine::{Engine, EngineOptions, Model, ModelOptions}};
@@ -43,6 +44,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod pull;
 pub mod remote;
+pub mod serve;
 pub mod speculate;
 pub mod system;
 pub mod tools;

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Before any thread starts: how llama.cpp's threads wait (see README, "A busy machine").
+    sqale::engine::apply_thread_defaults();
     // Before anything else runs llama.cpp's kernels: a CPU without the build's SIMD features
     // would otherwise die with an illegal instruction.
     let missing = sqale::cpu::missing_features();

@@ -60,6 +60,10 @@ pub struct SystemInfo {
     pub gpu_offload: bool,
     /// Threads used when none are asked for.
     pub threads_default: i32,
+    /// llama.cpp's CPU kernels in this build that this CPU can use, by llama.cpp's names.
+    pub llama_cpu_kernels: Vec<String>,
+    /// How llama.cpp's CPU threads wait for each other.
+    pub threading: crate::engine::Threading,
     /// The devices llama.cpp sees.
     pub devices: Vec<Device>,
     /// The machine's memory, where the system tells.
@@ -94,6 +98,8 @@ impl SystemInfo {
             build: BuildInfo::current(),
             gpu_offload: crate::engine::gpu_offload_supported(),
             threads_default: crate::engine::default_threads(),
+            llama_cpu_kernels: crate::engine::cpu_kernels(),
+            threading: crate::engine::threading(),
             devices: devices(),
             memory,
             model: model.map(|e| e.judge(memory.map(|m| m.available))),
@@ -113,6 +119,8 @@ mod tests {
             build: b,
             gpu_offload: false,
             threads_default: 2,
+            llama_cpu_kernels: vec!["AVX2".into()],
+            threading: crate::engine::threading(),
             devices: Vec::new(),
             memory: Some(MachineMemory { total: 8, available: 4 }),
             model: None,
@@ -126,6 +134,8 @@ mod tests {
             "cpu_kernels",
             "gpu_offload",
             "threads_default",
+            "llama_cpu_kernels",
+            "threading",
             "devices",
             "memory_total",
             "memory_available",

@@ -462,7 +462,7 @@ fn render_literal(piece: &str, s: LitStyle) -> String {
     } else {
         for (i, c) in piece.chars().enumerate() {
             let needs = c == '\\' || c == qc || c == '\r' || (c == '\n' && !triple) || c.is_control();
-            if needs || (s.escape_more && (i + s.escape as usize) % 3 == 0) {
+            if needs || (s.escape_more && (i + s.escape as usize).is_multiple_of(3)) {
                 body.push_str(&escape_char(c, s.escape.wrapping_add(i as u8)));
             } else {
                 body.push(c);

@@ -161,7 +161,7 @@ impl Hparams {
                 h.lin_k_dim, h.lin_v_dim
             )));
         }
-        if h.lin_k_heads == 0 || h.lin_v_heads % h.lin_k_heads != 0 {
+        if h.lin_k_heads == 0 || !h.lin_v_heads.is_multiple_of(h.lin_k_heads) {
             return Err(ConvertError::Config(format!(
                 "linear_num_value_heads {} is not a multiple of linear_num_key_heads {}",
                 h.lin_v_heads, h.lin_k_heads

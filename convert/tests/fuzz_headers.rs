@@ -655,7 +655,7 @@ fn shard_header(tensors: &[(String, usize, Vec<u64>)]) -> (serde_json::Map<Strin
         let (dtype, bits) = DTYPES[*d];
         let mut shape = shape.clone();
         let elements: u64 = shape.iter().product();
-        if elements * bits as u64 % 8 != 0 {
+        if !(elements * bits as u64).is_multiple_of(8) {
             shape.push(2); // F4 needs an even count
         }
         let bytes = shape.iter().product::<u64>() * bits as u64 / 8;

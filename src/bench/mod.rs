@@ -9,11 +9,13 @@
 //!
 //! The reports serialize to the JSON `sqale bench --json` prints.
 
+pub mod busy;
 pub mod parallel;
 pub mod replay;
 pub mod speculation;
 pub mod speed;
 
+pub use busy::{busy, BusyLevel, BusyReport};
 pub use parallel::{check_values, parallel, ParallelReport, ParallelRun, ParallelSetup, MAX_PARALLEL};
 pub use replay::{
     replay, replay_script, replay_speculation, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport,

@@ -58,7 +58,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         Some(p) => Prompt::from_python_file(p)?,
         None => Prompt::default(),
     };
-    let seed = args.seed.unwrap_or_else(random_seed);
+    let seed = args.seed.unwrap_or_else(sqale::serve::service::random_seed);
     let settings = Settings {
         prompt,
         max_episode_tokens: args.max_episode_tokens,
@@ -122,11 +122,4 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn random_seed() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-    h.finish() as u32
 }

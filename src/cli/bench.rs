@@ -64,6 +64,10 @@ pub struct BenchArgs {
     /// Questions of that benchmark to run.
     #[arg(long, default_value_t = 8)]
     limit: usize,
+    /// Measure decode speed idle and with 1..=N other threads spinning on the CPUs (a busy
+    /// machine), each level against idle in the same run.
+    #[arg(long, value_name = "N")]
+    busy: Option<usize>,
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
@@ -101,6 +105,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     let mut engine = Engine::new(&model, options.clone())?;
     let sizes = SpeedSizes { pp: args.pp, tg: args.tg, reps: args.reps };
+    if let Some(n) = args.busy {
+        let report = bench::busy(&mut engine, &options, sizes, n, &mut |level| {
+            if !args.json {
+                eprintln!("{level} busy thread(s)");
+            }
+        })
+        .map_err(hint)?;
+        if args.json {
+            return print_json(&report);
+        }
+        return print_busy(&report);
+    }
     let mut report = bench::speed(&mut engine, &options, sizes, &mut |rep, reps| {
         if !args.json {
             eprint!("\rrep {rep}/{reps}");
@@ -141,6 +157,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         return print_json(&report);
     }
     print_speed(&report)
+}
+
+fn print_busy(r: &bench::BusyReport) -> anyhow::Result<()> {
+    let t = &r.threading;
+    let policy = t.omp_wait_policy.as_deref().map(|p| format!(", OMP_WAIT_POLICY={p}")).unwrap_or_default();
+    println!("model        {}", r.model);
+    println!("threads      {} of {} CPUs ({}{policy})", r.threads, r.cpus, t.pool);
+    println!("{:>5} {:>12} {:>18} {:>10}", "busy", "pp tokens/s", "tg tokens/s", "tg / idle");
+    for l in &r.levels {
+        println!(
+            "{:>5} {:>12.1} {:>11.1} ± {:<4.1} {:>10.2}",
+            l.busy, l.pp_tps, l.tg_tps_mean, l.tg_tps_sd, l.tg_over_idle
+        );
+    }
+    Ok(())
 }
 
 fn print_speed(r: &SpeedReport) -> anyhow::Result<()> {

@@ -41,7 +41,13 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let b = &info.build;
     println!("sqale {}  target {}  backends {}", b.version, b.target, b.backends.join(","));
     println!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", b.cpu_features.join(","), b.cpu_kernels);
-    println!("default threads: {}", info.threads_default);
+    println!("llama.cpp CPU kernels in use: {}", info.llama_cpu_kernels.join(", "));
+    let t = &info.threading;
+    let policy = match (&t.omp_wait_policy, t.policy_from) {
+        (Some(p), Some(from)) => format!(", OMP_WAIT_POLICY={p} (from {from})"),
+        _ => String::new(),
+    };
+    println!("default threads: {} ({}{policy}; see README, \"A busy machine\")", info.threads_default, t.pool);
     for d in &info.devices {
         println!(
             "device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free",

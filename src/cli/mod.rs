@@ -6,6 +6,7 @@ mod convert;
 mod eval;
 mod info;
 mod pull;
+mod serve;
 mod tools;
 mod trace;
 
@@ -47,6 +48,10 @@ enum Command {
     Info(info::InfoArgs),
     /// Execution accuracy of one or more models on a benchmark (and `eval score` for predictions).
     Eval(Box<eval::EvalArgs>),
+    /// Serve the agent over HTTP: an API with live events, a web page, metrics.
+    Serve(Box<serve::ServeArgs>),
+    /// Serve the agent and its eight tools over the Model Context Protocol (stdio).
+    Mcp(Box<serve::McpArgs>),
 }
 
 /// Where a model runs: threads and GPU placement, shared by every command that runs one.
@@ -144,12 +149,12 @@ impl ModelArgs {
     }
 
     fn load_path(&self, path: &std::path::Path) -> anyhow::Result<sqale::engine::Model> {
-        // The MTP head is loaded only when it may draft.
-        let options = sqale::engine::ModelOptions {
-            skip_mtp: !self.speculate.mtp(true),
-            ..self.hardware.model_options(self.verbose)
-        };
-        Ok(sqale::engine::Model::load(path, &options)?)
+        Ok(sqale::engine::Model::load(path, &self.model_options())?)
+    }
+
+    /// How the model is loaded: the MTP head only when it may draft.
+    fn model_options(&self) -> sqale::engine::ModelOptions {
+        sqale::engine::ModelOptions { skip_mtp: !self.speculate.mtp(true), ..self.hardware.model_options(self.verbose) }
     }
 
     fn load(&self) -> anyhow::Result<sqale::engine::Model> {
@@ -256,6 +261,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Pull(a) => pull::run(a),
         Command::Info(a) => info::run(a),
         Command::Eval(a) => eval::run(*a),
+        Command::Serve(a) => serve::serve(*a),
+        Command::Mcp(a) => serve::mcp(*a),
     }
 }
 

@@ -19,6 +19,7 @@
 pub(crate) mod core;
 pub(crate) mod draft;
 mod model;
+mod threads;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,7 +27,8 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
+pub use model::{cpu_kernels, default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
+pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};
 
 use self::core::{Checked, Core, TextStream};
 pub use self::draft::DraftSource;

@@ -75,6 +75,39 @@ pub fn gpu_offload_supported() -> bool {
     backend().map(|b| b.supports_gpu_offload()).unwrap_or(false)
 }
 
+/// The CPU kernels llama.cpp was compiled with and can use here, as its own system report
+/// names them (e.g. `AVX2`, `NEON`, `DOTPROD`, `OPENMP`): the features it reports as `= 1`.
+pub fn cpu_kernels() -> Vec<String> {
+    if backend().is_err() {
+        return Vec::new();
+    }
+    // SAFETY: llama.cpp returns a pointer to a static, NUL-terminated buffer.
+    let report = unsafe {
+        let p = llama_cpp_sys_2::llama_print_system_info();
+        if p.is_null() {
+            return Vec::new();
+        }
+        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
+    kernels_in(&report)
+}
+
+/// The `NAME = 1` entries of a llama.cpp system report.
+fn kernels_in(report: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in report.split('|') {
+        // Entries look like "CPU : SSE3 = 1" (the first of a backend) or " AVX2 = 1 ".
+        let entry = part.rsplit(':').next().unwrap_or(part);
+        if let Some((name, value)) = entry.split_once('=') {
+            let name = name.trim().to_string();
+            if value.trim() == "1" && !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
 /// Threads used when none are asked for: the CPUs this process may run on.
 pub fn default_threads() -> i32 {
     std::thread::available_parallelism().map_or(4, |n| n.get() as i32)
@@ -274,5 +307,19 @@ fn find_device(asked: &str) -> Result<llama_cpp_2::LlamaBackendDevice, EngineErr
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
+    }
+}
+
+#[cfg(test)]
+mod kernel_tests {
+    #[test]
+    fn reads_llamas_system_report() {
+        let r = "CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 0 | DOTPROD = 1 | OPENMP = 1 | REPACK = 1 | ";
+        assert_eq!(super::kernels_in(r), ["NEON", "ARM_FMA", "DOTPROD", "OPENMP", "REPACK"]);
+        let here = super::cpu_kernels();
+        #[cfg(target_arch = "x86_64")]
+        assert!(here.iter().any(|k| k == "AVX2"), "{here:?}");
+        #[cfg(target_arch = "aarch64")]
+        assert!(here.iter().any(|k| k == "NEON"), "{here:?}");
     }
 }

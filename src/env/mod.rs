@@ -192,15 +192,26 @@ impl Environment {
             if rows.len() >= MAX_EXECUTE_ROWS {
                 return Err(ToolError::TooManyRows(MAX_EXECUTE_ROWS));
             }
-            let mut values = Vec::with_capacity(n);
-            for i in 0..n {
-                let v = row.get_ref(i).map_err(|e| self.sql_error(e))?;
-                values.push(rusqlite::types::Value::try_from(v)?);
-            }
-            rows.push(values);
+            rows.push(self.values(row, n)?);
             Ok(true)
         })?;
         Ok(Rows { columns, rows })
+    }
+
+    /// The first `max_rows` rows of `sql`, under the same guards and time limit, and whether it
+    /// returned more. For showing an answer to people; the query is not run to its end.
+    pub fn first_rows(&mut self, sql: &str, max_rows: usize) -> Result<(Rows, bool), ToolError> {
+        let mut rows = Vec::new();
+        let mut more = false;
+        let columns = self.for_each_row(sql, |row, n| {
+            if rows.len() >= max_rows {
+                more = true;
+                return Ok(false);
+            }
+            rows.push(self.values(row, n)?);
+            Ok(true)
+        })?;
+        Ok((Rows { columns, rows }, more))
     }
 
     /// Whether `sql` runs to completion under the guards and time limit; returns its row count.
@@ -237,6 +248,16 @@ impl Environment {
             }
         }
         Ok(columns)
+    }
+
+    /// The `n` values of one row.
+    fn values(&self, row: &rusqlite::Row<'_>, n: usize) -> Result<Vec<rusqlite::types::Value>, ToolError> {
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            let v = row.get_ref(i).map_err(|e| self.sql_error(e))?;
+            values.push(rusqlite::types::Value::try_from(v)?);
+        }
+        Ok(values)
     }
 
     fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, ToolError> {

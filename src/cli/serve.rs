@@ -1,0 +1,217 @@
+//! `sqale serve` (HTTP API and web page) and `sqale mcp` (Model Context Protocol on stdio).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use sqale::agent::Settings;
+use sqale::prompt::Prompt;
+use sqale::serve::http::{AppState, RequestLimits};
+use sqale::serve::mcp::McpServer;
+use sqale::serve::{Databases, Service, ServiceOptions};
+
+use super::ModelArgs;
+
+/// What `serve` and `mcp` share: the model, the databases, the episodes.
+#[derive(Args, Debug)]
+pub struct ServiceArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// A database to answer over, as NAME=PATH (repeat for several). Requests name it by NAME
+    /// only. Default: the demo database, as `demo`.
+    #[arg(long = "db", value_name = "NAME=PATH")]
+    dbs: Vec<String>,
+    /// Seconds an episode may run before it is cancelled.
+    #[arg(long, default_value_t = 600.0)]
+    episode_timeout: f64,
+    /// Token budget of an episode that asks for none (at most --ctx).
+    #[arg(long, default_value_t = sqale::defaults::MAX_EPISODE_TOKENS)]
+    max_episode_tokens: usize,
+    /// Seconds a statement may run before it is stopped.
+    #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
+    sql_timeout: f64,
+    /// Use SYSTEM_PROMPT and USER_TEMPLATE from the reference loop sqale_agent.py.
+    #[arg(long)]
+    prompt_from: Option<PathBuf>,
+}
+
+/// Arguments of `sqale serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    service: ServiceArgs,
+    /// Episodes at once, as sequences of one context (each of --ctx tokens).
+    #[arg(long, default_value_t = 1)]
+    parallel: usize,
+    /// Requests that may wait for a sequence; more are answered 503 with Retry-After.
+    #[arg(long, default_value_t = 16)]
+    queue: usize,
+    /// Address to listen on. Anything but loopback needs --api-key-file.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// A file holding the API key callers must send as 'Authorization: Bearer KEY'.
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// Seconds running episodes get to finish after SIGTERM before they are cancelled.
+    #[arg(long, default_value_t = 30.0)]
+    shutdown_grace: f64,
+    /// Characters a question may have.
+    #[arg(long, default_value_t = RequestLimits::default().max_question_chars)]
+    max_question_chars: usize,
+    /// Bytes a request body may have.
+    #[arg(long, default_value_t = RequestLimits::default().max_body_bytes)]
+    max_body_bytes: usize,
+}
+
+/// Arguments of `sqale mcp`.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    #[command(flatten)]
+    service: ServiceArgs,
+    /// Serve the eight tools and list_databases only: no model is loaded, no ask_database.
+    #[arg(long)]
+    tools_only: bool,
+}
+
+fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(s.is_finite() && s >= 0.0, "{flag} must be a number of seconds, got {s}");
+    Ok(Duration::from_secs_f64(s))
+}
+
+impl ServiceArgs {
+    fn databases(&self) -> anyhow::Result<Databases> {
+        let list = if self.dbs.is_empty() {
+            vec![("demo".to_string(), super::db_or_demo(None)?)]
+        } else {
+            self.dbs.iter().map(|s| sqale::serve::databases::parse_spec(s)).collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(Databases::open(list)?)
+    }
+
+    /// Loads the model and starts the episode service with `slots` sequences.
+    fn start(&self, slots: usize, queue: usize) -> anyhow::Result<Service> {
+        let (model_path, pulled_prompt) = self.model.model_path()?;
+        let prompt = match self.prompt_from.as_ref().or(pulled_prompt.as_ref()) {
+            Some(p) => Prompt::from_python_file(p)?,
+            None => Prompt::default(),
+        };
+        let settings = Settings { prompt, limits: super::limits(self.sql_timeout)?, ..Settings::default() };
+        anyhow::ensure!(slots >= 1, "--parallel must be at least 1");
+        let options = ServiceOptions {
+            slots,
+            queue,
+            episode_timeout: seconds("--episode-timeout", self.episode_timeout)?,
+            settings,
+        };
+        eprintln!("loading {} ({slots} sequence(s) of {} tokens)", model_path.display(), self.model.ctx);
+        let service = Service::start(
+            model_path,
+            self.model.model_options(),
+            self.model.engine_options(),
+            options,
+            self.max_episode_tokens,
+        )?;
+        Ok(service)
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    // Two threads are plenty: the HTTP side waits; llama.cpp's threads do the work.
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("starting tokio")
+}
+
+/// SIGTERM or Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term => {},
+    }
+}
+
+fn api_key(file: Option<&PathBuf>, addr: SocketAddr) -> anyhow::Result<Option<String>> {
+    let key = match file {
+        Some(f) => {
+            let k = std::fs::read_to_string(f)
+                .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?
+                .trim()
+                .to_string();
+            anyhow::ensure!(!k.is_empty(), "--api-key-file {} is empty: put a long random key in it", f.display());
+            Some(k)
+        }
+        None => None,
+    };
+    anyhow::ensure!(
+        addr.ip().is_loopback() || key.is_some(),
+        "--listen {addr} is reachable from other machines: give --api-key-file with a key callers must send (or listen on 127.0.0.1)"
+    );
+    Ok(key)
+}
+
+pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let addr: SocketAddr = args
+        .listen
+        .parse()
+        .with_context(|| format!("--listen {:?} is not an address:port such as 127.0.0.1:8080", args.listen))?;
+    let key = api_key(args.api_key_file.as_ref(), addr)?;
+    let grace = seconds("--shutdown-grace", args.shutdown_grace)?;
+    let databases = args.service.databases()?;
+    let rt = runtime()?;
+    // Bind before loading the model: a busy port fails at once.
+    let listener = rt.block_on(tokio::net::TcpListener::bind(addr)).with_context(|| {
+        format!("cannot listen on {addr} (is another server on that port? choose one with --listen)")
+    })?;
+    let local = listener.local_addr().context("reading the listening address")?;
+    let service = Arc::new(args.service.start(args.parallel, args.queue)?);
+    let names = databases.names();
+    let state = Arc::new(AppState {
+        service: service.clone(),
+        databases,
+        api_key: key,
+        limits: RequestLimits {
+            max_body_bytes: args.max_body_bytes,
+            max_question_chars: args.max_question_chars,
+            ..RequestLimits::default()
+        },
+    });
+    eprintln!(
+        "sqale serve: listening on http://{local}/ ({} sequence(s), queue {}, databases: {names})",
+        args.parallel, args.queue
+    );
+    let svc = service.clone();
+    let shutdown = async move {
+        stop_signal().await;
+        eprintln!("sqale serve: shutting down (queued requests get 503; running episodes get {grace:?} to finish)");
+        svc.begin_shutdown(grace);
+    };
+    rt.block_on(sqale::serve::http::serve(listener, state, shutdown)).context("serving HTTP")?;
+    service.shutdown(grace);
+    eprintln!("sqale serve: stopped after {} episode(s)", service.metrics().episodes());
+    Ok(())
+}
+
+pub fn mcp(args: McpArgs) -> anyhow::Result<()> {
+    let databases = args.service.databases()?;
+    let limits = super::limits(args.service.sql_timeout)?;
+    let service = if args.tools_only { None } else { Some(Arc::new(args.service.start(1, 4)?)) };
+    eprintln!("sqale mcp: serving on stdio (databases: {})", databases.names());
+    let server = McpServer::new(service.clone(), databases, limits);
+    runtime()?.block_on(sqale::serve::mcp::serve_stdio(server)).map_err(anyhow::Error::msg)?;
+    if let Some(s) = service {
+        s.shutdown(Duration::ZERO);
+    }
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! What a service tells its callers: the events of an episode as it happens, and the answer.
+//!
+//! Events are owned and serialisable (the agent's [`Event`] borrows): one JSON object each,
+//! tagged by `type`, sent as server-sent events by the HTTP API and shown by the web page.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::{Episode, Event};
+use crate::env::{Environment, Limits, Rows};
+use crate::prompt::LimitReason;
+
+/// One thing that happened in an episode, for a live stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EpisodeEvent {
+    /// The request waits behind this many others.
+    Queued {
+        /// Requests ahead of this one.
+        position: usize,
+    },
+    /// A sequence took the episode.
+    Started {
+        /// The database's name.
+        db: String,
+        /// The sampling seed.
+        seed: u32,
+    },
+    /// A turn begins.
+    Turn {
+        /// 1-based turn number.
+        index: usize,
+        /// True for the answer after the exploration limit.
+        final_turn: bool,
+    },
+    /// Generated text: inside `<think>` when `thinking` is set.
+    Text {
+        /// The new text.
+        delta: String,
+        /// Whether it is the model's thinking.
+        thinking: bool,
+    },
+    /// A completion ended.
+    TurnEnd {
+        /// Tokens generated.
+        tokens: usize,
+    },
+    /// A tool call ran.
+    Call {
+        /// The tool named.
+        tool: String,
+        /// Its arguments.
+        args: Value,
+        /// Whether it succeeded.
+        ok: bool,
+        /// What the model was shown.
+        result: String,
+    },
+    /// The results went back to the model.
+    Budget {
+        /// Tool turns left.
+        turns_left: usize,
+        /// Why exploration just ended, if it did.
+        limit: Option<String>,
+        /// Tokens in the conversation.
+        context_tokens: usize,
+    },
+}
+
+/// Turns the agent's events into [`EpisodeEvent`]s, marking which text is thinking: the
+/// runtime opens every turn inside `<think>`, so text is thinking until `</think>`.
+#[derive(Debug, Default)]
+pub struct EventMapper {
+    turn_text: String,
+    thought: bool,
+}
+
+impl EventMapper {
+    /// The events for one agent event (a text piece that closes the thinking gives two).
+    pub fn map(&mut self, event: Event<'_>) -> Vec<EpisodeEvent> {
+        match event {
+            Event::TurnStart { index, final_turn } => {
+                self.turn_text.clear();
+                self.thought = false;
+                vec![EpisodeEvent::Turn { index, final_turn }]
+            }
+            Event::Text(t) => self.text(t),
+            Event::TurnEnd { tokens } => vec![EpisodeEvent::TurnEnd { tokens }],
+            Event::Call(c) => vec![EpisodeEvent::Call {
+                tool: c.tool.clone(),
+                args: c.args.clone(),
+                ok: c.ok,
+                result: c.result.clone(),
+            }],
+            Event::Budget { turns_left, limit, context_tokens } => vec![EpisodeEvent::Budget {
+                turns_left,
+                limit: limit.map(|l| match l {
+                    LimitReason::TurnsUsed => "turns_used".to_string(),
+                    LimitReason::FailedQueries(n) => format!("{n}_failed_queries"),
+                }),
+                context_tokens,
+            }],
+        }
+    }
+
+    fn text(&mut self, piece: &str) -> Vec<EpisodeEvent> {
+        const END: &str = "</think>";
+        let text = |delta: &str, thinking| EpisodeEvent::Text { delta: delta.to_string(), thinking };
+        if self.thought || piece.is_empty() {
+            return if piece.is_empty() { vec![] } else { vec![text(piece, false)] };
+        }
+        let before = self.turn_text.len();
+        self.turn_text.push_str(piece);
+        match self.turn_text.find(END) {
+            None => vec![text(piece, true)],
+            Some(at) => {
+                self.thought = true;
+                // The tag may have begun in an earlier piece; it ends in this one.
+                let split = at + END.len() - before;
+                let (thinking, answer) = piece.split_at(split);
+                let mut out = vec![text(thinking, true)];
+                if !answer.is_empty() {
+                    out.push(text(answer, false));
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The first rows of an answer, as JSON values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowsPreview {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Up to the limit's rows; text longer than a tool's cell limit is cut (with `…`).
+    pub rows: Vec<Vec<Value>>,
+    /// Whether the query returned more rows than shown.
+    pub truncated: bool,
+}
+
+/// Runs `sql` read-only on `db` under `limits` (its time limit, `max_rows`, cell length) and
+/// returns its first rows, or the error as text.
+pub fn preview(db: &std::path::Path, sql: &str, limits: &Limits) -> Result<RowsPreview, String> {
+    let mut env = Environment::with_limits(db, limits.clone()).map_err(|e| e.to_string())?;
+    let (rows, truncated) = env.first_rows(sql, limits.max_rows).map_err(|e| e.to_string())?;
+    Ok(to_json(rows, truncated, limits.max_cell_chars))
+}
+
+fn to_json(rows: Rows, truncated: bool, max_cell_chars: usize) -> RowsPreview {
+    use rusqlite::types::Value as V;
+    let cell = |v: V| match v {
+        V::Null => Value::Null,
+        V::Integer(i) => Value::from(i),
+        V::Real(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or_else(|| Value::from(f.to_string())),
+        V::Text(s) if s.chars().count() > max_cell_chars => {
+            Value::from(format!("{}…", s.chars().take(max_cell_chars).collect::<String>()))
+        }
+        V::Text(s) => Value::from(s),
+        V::Blob(b) => Value::from(format!("<blob, {} bytes>", b.len())),
+    };
+    RowsPreview {
+        columns: rows.columns,
+        rows: rows.rows.into_iter().map(|r| r.into_iter().map(cell).collect()).collect(),
+        truncated,
+    }
+}
+
+/// What a service answers: what `sqale ask --json` prints, plus the answer's first rows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// The model file.
+    pub model: String,
+    /// Context tokens of one sequence.
+    pub ctx: usize,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Nucleus sampling.
+    pub top_p: f64,
+    /// Top-k sampling.
+    pub top_k: i32,
+    /// The database's name.
+    pub db: String,
+    /// The whole episode (its `db` is the name, not the file).
+    pub episode: Episode,
+    /// The answer's first rows, when there is an answer and it ran.
+    pub rows: Option<RowsPreview>,
+    /// Why the answer's rows could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(events: &[EpisodeEvent]) -> Vec<(String, bool)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                EpisodeEvent::Text { delta, thinking } => Some((delta.clone(), *thinking)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn thinking_ends_at_the_closing_tag_even_across_pieces() {
+        let mut m = EventMapper::default();
+        let mut out = m.map(Event::TurnStart { index: 1, final_turn: false });
+        for piece in ["let me ", "look</th", "ink>\n\n<tool", "_call>"] {
+            out.extend(m.map(Event::Text(piece)));
+        }
+        assert_eq!(
+            texts(&out),
+            [
+                ("let me ".into(), true),
+                ("look</th".into(), true),
+                ("ink>".into(), true),
+                ("\n\n<tool".into(), false),
+                ("_call>".into(), false)
+            ]
+        );
+        // A new turn thinks again.
+        let out = [m.map(Event::TurnStart { index: 2, final_turn: true }), m.map(Event::Text("hm"))].concat();
+        assert_eq!(texts(&out), [("hm".into(), true)]);
+    }
+
+    #[test]
+    fn previews_are_bounded_and_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE t(x, y); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 50) INSERT INTO t SELECT i, printf('%.300c', 'a') FROM n;").unwrap();
+        drop(c);
+        let before = std::fs::read(&path).unwrap();
+        let limits = Limits { max_rows: 3, max_cell_chars: 10, ..Limits::default() };
+        let p = preview(&path, "SELECT x, y, NULL, 1.5 FROM t ORDER BY x", &limits).unwrap();
+        assert_eq!(p.rows.len(), 3);
+        assert!(p.truncated);
+        assert_eq!(p.rows[0][0], Value::from(1));
+        assert_eq!(p.rows[0][1], Value::from(format!("{}…", "a".repeat(10))));
+        assert_eq!(p.rows[0][2], Value::Null);
+        let all = preview(&path, "SELECT count(*) FROM t", &limits).unwrap();
+        assert!(!all.truncated);
+        assert_eq!(all.rows, [[Value::from(50)]]);
+        assert!(preview(&path, "DELETE FROM t", &limits).unwrap_err().contains("read"), "writes are refused");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+}

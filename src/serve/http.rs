@@ -1,0 +1,324 @@
+//! The HTTP API over a [`Service`]: `POST /v1/ask` (JSON, or server-sent events as the episode
+//! happens), `GET /v1/databases`, `GET /health`, `GET /metrics`, and the web page at `/`.
+//!
+//! Built on `axum` (over `tokio` and `hyper`): the Rust stack most used for this, with body
+//! limits, server-sent events and graceful shutdown built in. Every error is JSON
+//! (`{"error": message, "status": code}`), never a panic or a stack trace.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, Request as HttpRequest, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::stream::{self, Stream};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::databases::{valid_name, Databases};
+use super::events::EpisodeEvent;
+use super::service::{EpisodeError, Request, Service, SubmitError, Ticket, Update};
+
+/// The web page: one self-contained file (no CDN, no framework).
+pub const PAGE: &str = include_str!("page.html");
+
+/// Bounds on what a request may send.
+#[derive(Debug, Clone)]
+pub struct RequestLimits {
+    /// Bytes of a request body.
+    pub max_body_bytes: usize,
+    /// Characters of a question.
+    pub max_question_chars: usize,
+    /// Characters of the evidence.
+    pub max_evidence_chars: usize,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        RequestLimits { max_body_bytes: 64 * 1024, max_question_chars: 4000, max_evidence_chars: 8000 }
+    }
+}
+
+/// Everything the handlers share.
+pub struct AppState {
+    /// The episode service.
+    pub service: Arc<Service>,
+    /// The databases, by name.
+    pub databases: Databases,
+    /// The Bearer key every API call must carry, if one was given.
+    pub api_key: Option<String>,
+    /// Request bounds.
+    pub limits: RequestLimits,
+}
+
+/// A JSON error response.
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into(), "status": status.as_u16() }))).into_response()
+}
+
+/// A 503 that says when to come back.
+fn unavailable(message: String, retry_after: u64) -> Response {
+    let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
+    if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+/// The routes, with their limits and the API key check.
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .route("/v1/ask", post(ask))
+        .route("/v1/databases", get(databases))
+        .route("/metrics", get(metrics))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), authorize));
+    Router::new()
+        .route("/", get(page))
+        .route("/health", get(health))
+        .merge(api)
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint: see the README's API section") })
+        .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here") })
+        .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            error(StatusCode::INTERNAL_SERVER_ERROR, "internal error (the server keeps serving)")
+        }))
+        .with_state(state)
+}
+
+/// Compares in time independent of where the strings differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+async fn authorize(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
+    if let Some(key) = &st.api_key {
+        let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        let ok =
+            given.and_then(|v| v.strip_prefix("Bearer ")).is_some_and(|g| same(g.trim().as_bytes(), key.as_bytes()));
+        if !ok {
+            let message = if given.is_none() {
+                "missing API key: send the header 'Authorization: Bearer <key>' (the key in the server's --api-key-file)"
+            } else {
+                "wrong API key"
+            };
+            let mut r = error(StatusCode::UNAUTHORIZED, message);
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return r;
+        }
+    }
+    next.run(req).await
+}
+
+async fn page() -> Html<&'static str> {
+    Html(PAGE)
+}
+
+async fn health(State(st): State<Arc<AppState>>) -> Response {
+    let s = &st.service;
+    let m = s.metrics();
+    let body = json!({
+        "status": if s.draining() { "shutting_down" } else { "ok" },
+        "service": s.info(),
+        "queued": m.queued.load(std::sync::atomic::Ordering::Relaxed),
+        "running": m.running.load(std::sync::atomic::Ordering::Relaxed),
+        "episodes": m.episodes(),
+        "api_key_required": st.api_key.is_some(),
+    });
+    let status = if s.draining() { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::OK };
+    (status, Json(body)).into_response()
+}
+
+async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    let info = st.service.info();
+    let text = st.service.metrics().render(info.slots, info.queue);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+async fn databases(State(st): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    Json(json!({ "databases": st.databases.iter().collect::<Vec<_>>() }))
+}
+
+/// The body of `POST /v1/ask`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskBody {
+    /// The question.
+    pub question: String,
+    /// The database's name.
+    pub db: String,
+    /// Evidence (a hint).
+    #[serde(default)]
+    pub evidence: Option<String>,
+    /// Sampling seed.
+    #[serde(default)]
+    pub seed: Option<u32>,
+    /// Token budget of the episode.
+    #[serde(default)]
+    pub max_episode_tokens: Option<usize>,
+    /// Server-sent events instead of one JSON answer.
+    #[serde(default)]
+    pub stream: bool,
+}
+
+/// Checks a request against the limits and the databases, naming what is wrong.
+fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, String)> {
+    let bad = |m: String| Err((StatusCode::BAD_REQUEST, m));
+    let question = body.question.trim();
+    if question.is_empty() {
+        return bad("the question is empty".into());
+    }
+    let n = question.chars().count();
+    if n > st.limits.max_question_chars {
+        return bad(format!("the question has {n} characters; the limit is {}", st.limits.max_question_chars));
+    }
+    if let Some(e) = &body.evidence {
+        let n = e.chars().count();
+        if n > st.limits.max_evidence_chars {
+            return bad(format!("the evidence has {n} characters; the limit is {}", st.limits.max_evidence_chars));
+        }
+    }
+    if !valid_name(&body.db) {
+        return bad(format!(
+            "{:?} is not a database name: databases are named words given when the server started (GET /v1/databases), never files or paths",
+            body.db
+        ));
+    }
+    let Some(db) = st.databases.get(&body.db) else {
+        return Err((
+            StatusCode::NOT_FOUND,
+            format!("unknown database {:?}; this server has: {}", body.db, st.databases.names()),
+        ));
+    };
+    Ok(Request {
+        question: question.to_string(),
+        evidence: body.evidence.filter(|e| !e.trim().is_empty()),
+        db: db.clone(),
+        seed: body.seed,
+        max_episode_tokens: body.max_episode_tokens,
+    })
+}
+
+fn episode_error(e: &EpisodeError) -> (StatusCode, String) {
+    let status = match e {
+        EpisodeError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
+        EpisodeError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        EpisodeError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        EpisodeError::Failed(_) | EpisodeError::Cancelled => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    (status, e.to_string())
+}
+
+async fn ask(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Result<Json<AskBody>, JsonRejection>,
+) -> Response {
+    let body = match body {
+        Ok(Json(b)) => b,
+        Err(r) => return error(r.status(), r.body_text()),
+    };
+    let wants_events =
+        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/event-stream"));
+    let stream = body.stream || wants_events;
+    let request = match request_of(&st, body) {
+        Ok(r) => r,
+        Err((status, message)) => return error(status, message),
+    };
+    let ticket = match st.service.submit(request) {
+        Ok(t) => t,
+        Err(e @ SubmitError::QueueFull { retry_after, .. }) => return unavailable(e.to_string(), retry_after),
+        Err(e @ SubmitError::ShuttingDown) => return unavailable(e.to_string(), 30),
+        Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
+    };
+    if stream {
+        return Sse::new(events(ticket)).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
+    }
+    // The ticket lives in this future: a client that disconnects drops it and cancels.
+    let mut ticket = ticket;
+    while let Some(update) = ticket.updates.recv().await {
+        if let Update::Done(result) = update {
+            return match result {
+                Ok(answer) => Json(answer).into_response(),
+                Err(EpisodeError::ShuttingDown) => unavailable(EpisodeError::ShuttingDown.to_string(), 30),
+                Err(e) => {
+                    let (status, message) = episode_error(&e);
+                    error(status, message)
+                }
+            };
+        }
+    }
+    error(StatusCode::INTERNAL_SERVER_ERROR, "the engine stopped before answering")
+}
+
+/// The episode as server-sent events: `queued`, then its events by type, then `done` (the
+/// answer) or `error`. Dropping the stream (the client went away) drops the ticket, which
+/// cancels the episode.
+fn events(ticket: Ticket) -> impl Stream<Item = Result<Event, Infallible>> {
+    let first = EpisodeEvent::Queued { position: ticket.position };
+    let event = |e: &EpisodeEvent| {
+        let name =
+            serde_json::to_value(e).ok().and_then(|v| v["type"].as_str().map(str::to_string)).unwrap_or_default();
+        Event::default().event(name).json_data(e).unwrap_or_default()
+    };
+    let head = stream::once(std::future::ready(Ok::<Event, Infallible>(event(&first))));
+    let rest = stream::unfold(Some(ticket), move |state| async move {
+        let mut ticket = state?;
+        let out = match ticket.updates.recv().await {
+            Some(Update::Event(e)) => (event(&e), Some(ticket)),
+            Some(Update::Done(Ok(answer))) => {
+                (Event::default().event("done").json_data(&answer).unwrap_or_default(), None)
+            }
+            Some(Update::Done(Err(e))) => {
+                let (status, message) = episode_error(&e);
+                let body = json!({ "error": message, "status": status.as_u16() });
+                (Event::default().event("error").json_data(body).unwrap_or_default(), None)
+            }
+            None => {
+                let body = json!({ "error": "the engine stopped before answering", "status": 500 });
+                (Event::default().event("error").json_data(body).unwrap_or_default(), None)
+            }
+        };
+        Some((Ok::<Event, Infallible>(out.0), out.1))
+    });
+    stream::StreamExt::chain(head, rest)
+}
+
+/// Serves `router(state)` on `listener` until `shutdown` resolves, then waits for the requests
+/// under way (each bounded by the episode time limit).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_compare_whole() {
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd"));
+        assert!(!same(b"abc", b"abcd"));
+        assert!(!same(b"", b"a"));
+    }
+
+    #[test]
+    fn the_page_is_self_contained() {
+        // Nothing fetched from elsewhere: no CDN on an air-gapped site.
+        for external in ["http://", "https://", "//cdn", "rel=\"stylesheet\"", "src=\"http", "src=\"//"] {
+            assert!(!PAGE.contains(external), "the page refers to {external}");
+        }
+        for id in ["id=\"db\"", "id=\"question\"", "id=\"ask\"", "id=\"trace\"", "/v1/ask", "/v1/databases"] {
+            assert!(PAGE.contains(id), "the page lacks {id}");
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! The episode service: one loaded model, N sequences of one context, a bounded queue.
+//!
+//! ```text
+//!  submit() ──try_send──▶ [queue: at most Q jobs] ──▶ N workers (BatchedEngine::run)
+//!     │ full: QueueFull (503, Retry-After)              │ each runs the agent on its sequence
+//!     ◀──────────── Update::Event … Update::Done ───────┘
+//! ```
+//!
+//! The engine thread owns the model and the context ([`BatchedEngine`]); its workers take jobs
+//! from a bounded channel, so the queue never grows past its limit and a full queue is an
+//! immediate refusal, never a wait. Each job carries a cancel flag: dropping the [`Ticket`]
+//! (a client that went away) sets it, and so does the watchdog when an episode outlives its
+//! time limit; a completion under way stops at its next step and the sequence is free.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+
+use super::databases::Database;
+use super::events::{preview, Answer, EpisodeEvent, EventMapper};
+use super::metrics::{Failure, Metrics, Refusal};
+use crate::agent::{Agent, AgentError, Settings};
+use crate::batched::{BatchedEngine, SlotGenerator};
+use crate::engine::{EngineError, EngineOptions, Model, ModelOptions};
+use crate::generate::GenerateError;
+
+/// How a service runs its episodes.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// Episodes at once (sequences of the context).
+    pub slots: usize,
+    /// Requests that may wait for a sequence; more are refused.
+    pub queue: usize,
+    /// Wall-clock seconds an episode may run once started.
+    pub episode_timeout: Duration,
+    /// Prompt, tool limits and turn limits of every episode (the seed and token budget are per
+    /// request).
+    pub settings: Settings,
+}
+
+/// What the service runs: reported by `/health` and in every answer.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServiceInfo {
+    /// The model file.
+    pub model: String,
+    /// Context tokens of one sequence: the most an episode may hold.
+    pub ctx: usize,
+    /// Sequences (episodes at once).
+    pub slots: usize,
+    /// Requests that may wait.
+    pub queue: usize,
+    /// Token budget of an episode that asks for none.
+    pub max_episode_tokens: usize,
+    /// Seconds an episode may run.
+    pub episode_timeout_seconds: f64,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Nucleus sampling.
+    pub top_p: f64,
+    /// Top-k sampling.
+    pub top_k: i32,
+}
+
+/// `x` as the decimal it was written as (0.6, not 0.6000000238418579).
+fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
+
+/// One question for the service.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The question.
+    pub question: String,
+    /// Evidence (a hint), as in BIRD.
+    pub evidence: Option<String>,
+    /// The database, as registered at start.
+    pub db: Database,
+    /// Sampling seed (default: drawn).
+    pub seed: Option<u32>,
+    /// Token budget of the episode (default: the service's; at most one sequence's context).
+    pub max_episode_tokens: Option<usize>,
+}
+
+/// What a ticket receives: events as they happen, then exactly one `Done`.
+#[derive(Debug)]
+pub enum Update {
+    /// Something happened.
+    Event(EpisodeEvent),
+    /// The episode is over (or never ran).
+    Done(Result<Box<Answer>, EpisodeError>),
+}
+
+/// Why an accepted request got no answer.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EpisodeError {
+    /// The episode ran past the time limit.
+    #[error("the episode ran past the time limit of {0} s (the server's --episode-timeout)")]
+    TimedOut(f64),
+    /// The service began shutting down before the episode started.
+    #[error("the server is shutting down; ask again later")]
+    ShuttingDown,
+    /// The question cannot run at all (e.g. it does not fit the token budget).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The engine or the database failed.
+    #[error("the episode failed: {0}")]
+    Failed(String),
+    /// The request was cancelled (only its own ticket could have seen this).
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Why a request was not accepted.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SubmitError {
+    /// Every sequence is busy and the queue is full.
+    #[error("all {slots} sequences are busy and {queue} requests are waiting: try again in about {retry_after} s")]
+    QueueFull {
+        /// Sequences.
+        slots: usize,
+        /// The queue limit.
+        queue: usize,
+        /// Suggested seconds before asking again.
+        retry_after: u64,
+    },
+    /// The service is shutting down.
+    #[error("the server is shutting down; ask again later")]
+    ShuttingDown,
+    /// The request asks for more than the service allows.
+    #[error("{0}")]
+    BadRequest(String),
+}
+
+/// Why a service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The model or the context could not be made.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The engine thread ended before it was ready.
+    #[error("the engine thread ended before it was ready")]
+    Died,
+}
+
+/// A request in the queue or on a sequence; dropping it cancels the episode.
+pub struct Ticket {
+    /// Events, then the answer.
+    pub updates: UnboundedReceiver<Update>,
+    /// Requests that were waiting when this one was queued.
+    pub position: usize,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Ticket {
+    /// Cancels the episode (also done on drop).
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        // Harmless after the episode ended; frees the sequence if it had not.
+        self.cancel();
+    }
+}
+
+struct Job {
+    id: u64,
+    request: Request,
+    seed: u32,
+    max_episode_tokens: usize,
+    updates: UnboundedSender<Update>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// A running episode, as the watchdog sees it.
+struct Running {
+    cancel: Arc<AtomicBool>,
+    deadline: Instant,
+    timed_out: Arc<AtomicBool>,
+}
+
+#[derive(Default)]
+struct Shared {
+    metrics: Metrics,
+    draining: AtomicBool,
+    stopped: AtomicBool,
+    running: Mutex<HashMap<u64, Running>>,
+    /// Jobs in the queue: answered at once when shutdown begins.
+    waiting: Mutex<HashMap<u64, UnboundedSender<Update>>>,
+    next_id: AtomicU64,
+}
+
+/// The service: submit requests, read metrics, shut down.
+pub struct Service {
+    sender: Mutex<Option<SyncSender<Job>>>,
+    shared: Arc<Shared>,
+    engine: Mutex<Option<JoinHandle<()>>>,
+    watchdog: Mutex<Option<JoinHandle<()>>>,
+    info: ServiceInfo,
+    timeout: Duration,
+}
+
+impl Service {
+    /// Loads the model on the engine thread, makes a context of `options.slots` sequences of
+    /// `engine.ctx` tokens each, and starts taking requests.
+    pub fn start(
+        model_path: PathBuf,
+        model_options: ModelOptions,
+        engine: EngineOptions,
+        options: ServiceOptions,
+        max_episode_tokens: usize,
+    ) -> Result<Service, StartError> {
+        let shared = Arc::new(Shared::default());
+        let (sender, jobs) = sync_channel::<Job>(options.queue);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<ServiceInfo, EngineError>>();
+        let slots = options.slots.max(1);
+        let thread_shared = shared.clone();
+        let (settings, timeout) = (options.settings.clone(), options.episode_timeout);
+        let queue = options.queue;
+        let handle = std::thread::Builder::new()
+            .name("sqale-engine".into())
+            .spawn(move || {
+                // The context borrows the model: both live on this thread until it ends.
+                let model = match Model::load(&model_path, &model_options) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let mut batched = match BatchedEngine::new(&model, engine.clone(), slots) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let info = ServiceInfo {
+                    model: model.path().display().to_string(),
+                    ctx: batched.context_per_sequence(),
+                    slots,
+                    queue,
+                    max_episode_tokens: max_episode_tokens.min(batched.context_per_sequence()),
+                    episode_timeout_seconds: timeout.as_secs_f64(),
+                    temperature: decimal(engine.temperature),
+                    top_p: decimal(engine.top_p),
+                    top_k: engine.top_k,
+                };
+                let _ = ready_tx.send(Ok(info.clone()));
+                let work = |job: Job, gen: &mut SlotGenerator<'_>| {
+                    run_job(job, gen, &thread_shared, &info, &settings, timeout)
+                };
+                if let Err(e) = batched.run(jobs, work, &mut |()| {}) {
+                    eprintln!("sqale serve: the engine stopped: {e}");
+                }
+            })
+            .map_err(|_| StartError::Died)?;
+        let info = match ready_rx.recv() {
+            Ok(Ok(info)) => info,
+            Ok(Err(e)) => {
+                let _ = handle.join();
+                return Err(e.into());
+            }
+            Err(_) => {
+                let _ = handle.join();
+                return Err(StartError::Died);
+            }
+        };
+        let dog_shared = shared.clone();
+        let watchdog = std::thread::Builder::new()
+            .name("sqale-watchdog".into())
+            .spawn(move || watch(&dog_shared))
+            .map_err(|_| StartError::Died)?;
+        Ok(Service {
+            sender: Mutex::new(Some(sender)),
+            shared,
+            engine: Mutex::new(Some(handle)),
+            watchdog: Mutex::new(Some(watchdog)),
+            info,
+            timeout,
+        })
+    }
+
+    /// What the service runs.
+    pub fn info(&self) -> &ServiceInfo {
+        &self.info
+    }
+
+    /// The counters.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
+    }
+
+    /// Whether shutdown has begun.
+    pub fn draining(&self) -> bool {
+        self.shared.draining.load(Ordering::Relaxed)
+    }
+
+    /// Queues a request, or refuses it at once when the queue is full.
+    pub fn submit(&self, request: Request) -> Result<Ticket, SubmitError> {
+        let metrics = &self.shared.metrics;
+        if self.draining() {
+            metrics.refused(Refusal::ShuttingDown);
+            return Err(SubmitError::ShuttingDown);
+        }
+        let max_episode_tokens = request.max_episode_tokens.unwrap_or(self.info.max_episode_tokens);
+        if max_episode_tokens > self.info.ctx || max_episode_tokens == 0 {
+            return Err(SubmitError::BadRequest(format!(
+                "max_episode_tokens {max_episode_tokens} is out of range: 1 to {} (one sequence's context, the server's --ctx)",
+                self.info.ctx
+            )));
+        }
+        let seed = request.seed.unwrap_or_else(random_seed);
+        let (tx, rx) = unbounded_channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let job = Job { id, request, seed, max_episode_tokens, updates: tx, cancel: cancel.clone() };
+        let guard = self.sender.lock().map_err(|_| SubmitError::ShuttingDown)?;
+        let Some(sender) = guard.as_ref() else {
+            metrics.refused(Refusal::ShuttingDown);
+            return Err(SubmitError::ShuttingDown);
+        };
+        // Counted and registered before it is sent, so that a worker never finds it missing.
+        let position = metrics.queued.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut w) = self.shared.waiting.lock() {
+            w.insert(id, job.updates.clone());
+        }
+        match sender.try_send(job) {
+            Ok(()) => Ok(Ticket { updates: rx, position, cancel }),
+            Err(e) => {
+                metrics.queued.fetch_sub(1, Ordering::Relaxed);
+                if let Ok(mut w) = self.shared.waiting.lock() {
+                    w.remove(&id);
+                }
+                match e {
+                    TrySendError::Full(_) => {
+                        metrics.refused(Refusal::QueueFull);
+                        Err(SubmitError::QueueFull {
+                            slots: self.info.slots,
+                            queue: self.info.queue,
+                            retry_after: self.retry_after(),
+                        })
+                    }
+                    TrySendError::Disconnected(_) => {
+                        metrics.refused(Refusal::ShuttingDown);
+                        Err(SubmitError::ShuttingDown)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Seconds until a sequence is likely free: a mean episode's time for each round of
+    /// waiting requests (30 before any episode has finished).
+    fn retry_after(&self) -> u64 {
+        let m = &self.shared.metrics;
+        let waiting = m.queued.load(Ordering::Relaxed) + self.info.slots;
+        let rounds = waiting.div_ceil(self.info.slots.max(1)) as f64;
+        let mean = m.mean_episode_seconds().unwrap_or(30.0);
+        (mean * rounds).ceil().clamp(1.0, 600.0) as u64
+    }
+
+    /// Begins shutting down: new requests are refused, queued ones are answered
+    /// [`EpisodeError::ShuttingDown`] at once, and running episodes get at most `grace` more
+    /// before they are cancelled.
+    pub fn begin_shutdown(&self, grace: Duration) {
+        self.shared.draining.store(true, Ordering::Relaxed);
+        if let Ok(mut waiting) = self.shared.waiting.lock() {
+            for (_, updates) in waiting.drain() {
+                self.shared.metrics.refused(Refusal::ShuttingDown);
+                let _ = updates.send(Update::Done(Err(EpisodeError::ShuttingDown)));
+            }
+        }
+        let until = Instant::now() + grace;
+        if let Ok(mut running) = self.shared.running.lock() {
+            for r in running.values_mut() {
+                r.deadline = r.deadline.min(until);
+            }
+        }
+        // Workers pass over what is left in the queue (answered above) and exit.
+        if let Ok(mut s) = self.sender.lock() {
+            s.take();
+        }
+    }
+
+    /// Shuts down (see [`Self::begin_shutdown`]) and waits for the engine thread.
+    pub fn shutdown(&self, grace: Duration) {
+        self.begin_shutdown(grace);
+        if let Some(h) = self.engine.lock().ok().and_then(|mut e| e.take()) {
+            let _ = h.join();
+        }
+        self.shared.stopped.store(true, Ordering::Relaxed);
+        if let Some(h) = self.watchdog.lock().ok().and_then(|mut w| w.take()) {
+            let _ = h.join();
+        }
+    }
+
+    /// The time limit of one episode.
+    pub fn episode_timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.shutdown(Duration::ZERO);
+    }
+}
+
+/// Cancels episodes past their deadline, ten times a second, until the service stops.
+fn watch(shared: &Shared) {
+    while !shared.stopped.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = Instant::now();
+        if let Ok(running) = shared.running.lock() {
+            for r in running.values().filter(|r| now >= r.deadline) {
+                r.timed_out.store(true, Ordering::Relaxed);
+                r.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Runs one job on a worker's sequence and sends its events and answer.
+fn run_job(
+    job: Job,
+    gen: &mut SlotGenerator<'_>,
+    shared: &Shared,
+    info: &ServiceInfo,
+    base: &Settings,
+    timeout: Duration,
+) {
+    let metrics = &shared.metrics;
+    metrics.queued.fetch_sub(1, Ordering::Relaxed);
+    let done = |r: Result<Box<Answer>, EpisodeError>| {
+        let _ = job.updates.send(Update::Done(r));
+    };
+    let still_waiting = shared.waiting.lock().map(|mut w| w.remove(&job.id).is_some()).unwrap_or(true);
+    if !still_waiting {
+        // Answered when shutdown began.
+        return;
+    }
+    if job.cancel.load(Ordering::Relaxed) {
+        // The client left while its request waited.
+        metrics.failed(Failure::Cancelled);
+        return;
+    }
+    if shared.draining.load(Ordering::Relaxed) {
+        metrics.refused(Refusal::ShuttingDown);
+        return done(Err(EpisodeError::ShuttingDown));
+    }
+    let timed_out = Arc::new(AtomicBool::new(false));
+    if let Ok(mut running) = shared.running.lock() {
+        let r =
+            Running { cancel: job.cancel.clone(), deadline: Instant::now() + timeout, timed_out: timed_out.clone() };
+        running.insert(job.id, r);
+    }
+    metrics.running.fetch_add(1, Ordering::Relaxed);
+    let req = &job.request;
+    let send = |e: EpisodeEvent| {
+        let _ = job.updates.send(Update::Event(e));
+    };
+    send(EpisodeEvent::Started { db: req.db.name.clone(), seed: job.seed });
+    gen.set_live(Some(job.cancel.clone()));
+    let settings = Settings { seed: job.seed, max_episode_tokens: job.max_episode_tokens, ..base.clone() };
+    let mut mapper = EventMapper::default();
+    let result =
+        Agent::new(&mut *gen, settings).run_with(&req.question, req.evidence.as_deref(), &req.db.path, &mut |e| {
+            mapper.map(e).into_iter().for_each(send)
+        });
+    gen.set_live(None);
+    if let Ok(mut running) = shared.running.lock() {
+        running.remove(&job.id);
+    }
+    metrics.running.fetch_sub(1, Ordering::Relaxed);
+    let result = match result {
+        Ok(mut episode) => {
+            metrics.episode(&episode);
+            // Clients know the database by its name, never by its file.
+            episode.db = req.db.name.clone();
+            let (rows, rows_error) = match episode.sql.as_deref().map(|sql| preview(&req.db.path, sql, &base.limits)) {
+                None => (None, None),
+                Some(Ok(r)) => (Some(r), None),
+                Some(Err(e)) => (None, Some(e)),
+            };
+            Ok(Box::new(Answer {
+                model: info.model.clone(),
+                ctx: info.ctx,
+                temperature: info.temperature,
+                top_p: info.top_p,
+                top_k: info.top_k,
+                db: req.db.name.clone(),
+                episode,
+                rows,
+                rows_error,
+            }))
+        }
+        Err(AgentError::Generate(GenerateError::Cancelled)) if timed_out.load(Ordering::Relaxed) => {
+            metrics.failed(Failure::TimedOut);
+            Err(EpisodeError::TimedOut(timeout.as_secs_f64()))
+        }
+        Err(AgentError::Generate(GenerateError::Cancelled)) => {
+            metrics.failed(Failure::Cancelled);
+            Err(EpisodeError::Cancelled)
+        }
+        Err(e @ AgentError::PromptTooLong { .. }) => {
+            metrics.failed(Failure::Error);
+            Err(EpisodeError::BadRequest(format!("{e}: ask a shorter question or raise max_episode_tokens")))
+        }
+        Err(e) => {
+            metrics.failed(Failure::Error);
+            Err(EpisodeError::Failed(e.to_string()))
+        }
+    };
+    done(result);
+}
+
+/// A seed for a request that gave none.
+pub fn random_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    h.write_u128(now);
+    h.finish() as u32
+}

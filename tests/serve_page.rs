@@ -1,0 +1,246 @@
+//! The web page of `sqale serve` in a real browser: Debian's Chromium, headless, driven over
+//! the DevTools protocol (a WebSocket on 127.0.0.1). It loads the page, asks a question on the
+//! real SmolLM2 GGUF, waits for the SQL and the rows to appear, takes a screenshot, and finds no
+//! console error. SmolLM2 is steered by `tests/fixtures/copy_prompt.py` into submitting the query
+//! the question gives (it cannot follow the real protocol).
+
+mod common;
+#[path = "support/serve_client.rs"]
+mod serve_client;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use serve_client::{post, Server};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("headless Chromium is needed: apt-get install chromium")
+}
+
+/// Headless Chromium with its DevTools endpoint on 127.0.0.1, killed when dropped.
+struct Browser {
+    child: Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(chromium())
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--window-size=1200,1400",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start chromium");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("DevTools listening on ws://127.0.0.1:").nth(1) {
+                    let _ = tx.send(rest.split('/').next().unwrap_or_default().parse::<u16>().unwrap_or(0));
+                }
+            }
+        });
+        let port = rx.recv_timeout(Duration::from_secs(60)).expect("chromium's DevTools endpoint");
+        Browser { child, port, _profile: profile }
+    }
+
+    /// A DevTools session on the browser's page.
+    fn page(&self) -> Page {
+        let (_, list) = serve_client::get(&format!("http://127.0.0.1:{}/json/list", self.port), None);
+        let targets: Value = serde_json::from_str(&list).unwrap();
+        let ws = targets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == "page")
+            .and_then(|t| t["webSocketDebuggerUrl"].as_str())
+            .expect("a page target")
+            .to_string();
+        let (socket, _) = tungstenite::connect(ws).expect("DevTools WebSocket");
+        if let MaybeTlsStream::Plain(s) = socket.get_ref() {
+            s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        }
+        Page { socket, next: 0, errors: Vec::new() }
+    }
+}
+
+/// One page over the DevTools protocol; console errors and exceptions are collected.
+struct Page {
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next: u64,
+    errors: Vec<String>,
+}
+
+impl Page {
+    /// Sends `method` and returns its result, noting any error event that arrives meanwhile.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let msg = json!({ "id": id, "method": method, "params": params }).to_string();
+        self.socket.send(Message::Text(msg.into())).unwrap();
+        loop {
+            let m = self.socket.read().expect("DevTools message");
+            let Ok(text) = m.into_text() else { continue };
+            let v: Value = serde_json::from_str(text.as_str()).unwrap();
+            if v["id"] == id {
+                assert!(v["error"].is_null(), "{method}: {v}");
+                return v["result"].clone();
+            }
+            self.note(&v);
+        }
+    }
+
+    fn note(&mut self, v: &Value) {
+        let p = &v["params"];
+        match v["method"].as_str() {
+            Some("Runtime.exceptionThrown") => self.errors.push(format!("exception: {}", p["exceptionDetails"])),
+            Some("Runtime.consoleAPICalled") if p["type"] == "error" => {
+                self.errors.push(format!("console.error: {}", p["args"]))
+            }
+            Some("Log.entryAdded") if p["entry"]["level"] == "error" => {
+                self.errors.push(format!("log: {}", p["entry"]))
+            }
+            _ => {}
+        }
+    }
+
+    /// Evaluates `expr` in the page; returns its value.
+    fn eval(&mut self, expr: &str) -> Value {
+        let r =
+            self.call("Runtime.evaluate", json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }));
+        assert!(r["exceptionDetails"].is_null(), "{expr}: {r}");
+        r["result"]["value"].clone()
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes().filter(|&c| c != b'=') {
+        let v = A.iter().position(|&a| a == c).expect("base64") as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_page_asks_and_shows_the_sql_and_rows_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo.sqlite");
+    std::fs::copy(common::demo_db(), &demo).unwrap();
+    let model = common::test_model();
+    let s = Server::start(
+        std::path::Path::new(env!("CARGO_BIN_EXE_sqale")),
+        &[
+            "--model",
+            model.to_str().unwrap(),
+            "--ctx",
+            "2048",
+            "--max-episode-tokens",
+            "900",
+            "--prompt-from",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py"),
+            "--db",
+            &format!("demo={}", demo.display()),
+        ],
+    );
+    // The API's answer for this question and seed, to compare with what the page shows.
+    let sql = "SELECT company_name, city FROM customers ORDER BY company_name LIMIT 5";
+    let question = json!({"tool": "submit_sql", "args": {"sql": sql}}).to_string();
+    let seed = 2;
+    let api =
+        post(&format!("{}/v1/ask", s.url), &json!({"question": question, "db": "demo", "seed": seed}).to_string(), &[]);
+    assert_eq!(api.status, 200, "{}", api.body);
+    let api = api.json();
+    assert_eq!(api["episode"]["sql"], sql, "{api}");
+    let api_rows = api["rows"]["rows"].as_array().expect("its rows").len();
+    assert_eq!(api_rows, 5);
+
+    let browser = Browser::start();
+    let mut page = browser.page();
+    for domain in ["Runtime.enable", "Log.enable", "Page.enable"] {
+        page.call(domain, json!({}));
+    }
+    let encoded: String = question.bytes().map(|b| format!("%{b:02X}")).collect();
+    let url = format!("{}/?db=demo&seed={seed}&q={encoded}", s.url);
+    page.call("Page.navigate", json!({ "url": url }));
+    let start = Instant::now();
+    while page.eval("document.querySelectorAll('#db option').length").as_u64() != Some(1) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the databases never loaded");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(page.eval("document.getElementById('question').value"), question.as_str());
+    page.eval("document.getElementById('ask').click()");
+    let mut seen_live = false;
+    let state = loop {
+        let v = page.eval(
+            "JSON.stringify({status: document.getElementById('status').textContent, \
+             error: document.getElementById('status').className, \
+             sql: document.getElementById('sql').textContent, \
+             rows: document.querySelectorAll('#rows-table tr').length, \
+             turns: document.querySelectorAll('.turn').length, \
+             thinking: Array.from(document.querySelectorAll('.thinking')).map(e => e.textContent.length).reduce((a, b) => a + b, 0), \
+             calls: document.querySelectorAll('.call').length})",
+        );
+        let v: Value = serde_json::from_str(v.as_str().unwrap()).unwrap();
+        if v["status"] == "done" || v["error"] == "error" {
+            break v;
+        }
+        // The trace grows while the episode runs.
+        seen_live |= v["turns"].as_u64() > Some(0);
+        assert!(start.elapsed() < Duration::from_secs(600), "the episode never finished on the page: {v}");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert_eq!(state["status"], "done", "{state}");
+    assert!(seen_live, "the page showed the episode while it ran");
+    assert_eq!(state["sql"], sql, "the page shows the same answer as the API for the same seed");
+    let first_cell = page.eval("document.querySelector('#rows-table tr:nth-child(2) td').textContent");
+    assert_eq!(first_cell, api["rows"]["rows"][0][0], "the results table holds the answer's rows");
+    assert_eq!(state["rows"].as_u64(), Some(api_rows as u64 + 1), "a header row and the answer's rows: {state}");
+    assert!(state["calls"].as_u64() > Some(0), "{state}");
+
+    let shot = page.call("Page.captureScreenshot", json!({ "format": "png" }));
+    let png = base64_decode(shot["data"].as_str().unwrap());
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-page.png");
+    std::fs::write(&out, &png).unwrap();
+    eprintln!("screenshot: {} ({} bytes)", out.display(), png.len());
+    assert!(page.errors.is_empty(), "console errors: {:#?}", page.errors);
+}

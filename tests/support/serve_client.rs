@@ -1,0 +1,206 @@
+//! A `sqale serve` process on 127.0.0.1 and a small blocking HTTP client for it (ureq), shared
+//! by the service tests.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A `sqale serve` process, killed when dropped.
+pub struct Server {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    /// Everything it wrote on stderr so far.
+    pub log: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `BIN serve ARGS --listen 127.0.0.1:0` and waits until it listens.
+    pub fn start(bin: &std::path::Path, args: &[&str]) -> Server {
+        let mut child = Command::new(bin)
+            .arg("serve")
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start sqale serve");
+        let stderr = child.stderr.take().expect("stderr");
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on http://").nth(1) {
+                    let _ = tx.send(rest.split('/').next().unwrap_or_default().to_string());
+                }
+                sink.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(a) => a,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("sqale serve did not start: {}", log.lock().unwrap());
+            }
+        };
+        Server { child, url: format!("http://{addr}"), log }
+    }
+
+    /// The server's peak resident memory so far (VmHWM), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// The value of one Prometheus sample (`name` with its labels), if present.
+    pub fn metric(&self, sample: &str) -> Option<f64> {
+        let (_, text) = get(&format!("{}/metrics", self.url), None);
+        text.lines().find_map(|l| l.strip_prefix(sample).and_then(|v| v.strip_prefix(' ')).and_then(|v| v.parse().ok()))
+    }
+
+    /// Waits until `sample` equals `value` (or `limit` passes); returns whether it did.
+    pub fn wait_metric(&self, sample: &str, value: f64, limit: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if self.metric(sample) == Some(value) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new().timeout_connect(Duration::from_secs(10)).timeout_read(Duration::from_secs(900)).build()
+}
+
+/// A response: status, `Retry-After`, content type, body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub retry_after: Option<String>,
+    pub content_type: String,
+    pub body: String,
+}
+
+impl Reply {
+    /// The body as JSON (panics, with the body, when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+}
+
+fn reply(r: Result<ureq::Response, ureq::Error>) -> Reply {
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("request failed: {e}"),
+    };
+    Reply {
+        status: resp.status(),
+        retry_after: resp.header("Retry-After").map(str::to_string),
+        content_type: resp.header("Content-Type").unwrap_or_default().to_string(),
+        body: resp.into_string().unwrap_or_default(),
+    }
+}
+
+/// `GET url` with an optional Bearer key: (status, body).
+pub fn get(url: &str, key: Option<&str>) -> (u16, String) {
+    let mut req = agent().get(url);
+    if let Some(k) = key {
+        req = req.set("Authorization", &format!("Bearer {k}"));
+    }
+    let r = reply(req.call());
+    (r.status, r.body)
+}
+
+/// `POST url` with `body` as JSON and extra headers.
+pub fn post(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut req = agent().post(url).set("Content-Type", "application/json");
+    for (k, v) in headers {
+        req = req.set(k, v);
+    }
+    reply(req.send_string(body))
+}
+
+/// One server-sent event: its name and JSON data.
+#[derive(Debug, Clone)]
+pub struct Sse {
+    pub event: String,
+    pub data: Value,
+}
+
+/// Reads server-sent events from `reader` until it ends or `stop` says so (the reader is then
+/// dropped: the client disconnects).
+pub fn read_events(reader: impl Read, mut stop: impl FnMut(&Sse) -> bool) -> Vec<Sse> {
+    let mut out = Vec::new();
+    let (mut event, mut data) = (String::new(), String::new());
+    for line in BufReader::new(reader).lines() {
+        let Ok(line) = line else { break };
+        if line.is_empty() {
+            if !data.is_empty() {
+                let e = Sse {
+                    event: std::mem::take(&mut event),
+                    data: serde_json::from_str(&data).expect("event data is JSON"),
+                };
+                data.clear();
+                let done = stop(&e);
+                out.push(e);
+                if done {
+                    break;
+                }
+            }
+            event.clear();
+        } else if let Some(v) = line.strip_prefix("event:") {
+            event = v.trim().to_string();
+        } else if let Some(v) = line.strip_prefix("data:") {
+            data.push_str(v.strip_prefix(' ').unwrap_or(v));
+        }
+    }
+    out
+}
+
+/// `POST /v1/ask` with `"stream": true`: the status, and the events when it is 200.
+pub fn ask_stream(url: &str, body: Value, stop: impl FnMut(&Sse) -> bool) -> Result<Vec<Sse>, Reply> {
+    let mut body = body;
+    body["stream"] = Value::Bool(true);
+    let r =
+        agent().post(&format!("{url}/v1/ask")).set("Content-Type", "application/json").send_string(&body.to_string());
+    match r {
+        Ok(resp) if resp.status() == 200 => {
+            assert!(resp.header("Content-Type").unwrap_or_default().starts_with("text/event-stream"));
+            Ok(read_events(resp.into_reader(), stop))
+        }
+        other => Err(reply(other)),
+    }
+}
+
+/// The text each turn streamed, in order (thinking and answer together).
+pub fn streamed_turns(events: &[Sse]) -> Vec<String> {
+    let mut turns: Vec<String> = Vec::new();
+    for e in events {
+        match e.event.as_str() {
+            "turn" => turns.push(String::new()),
+            "text" => turns.last_mut().expect("text before a turn").push_str(e.data["delta"].as_str().unwrap()),
+            _ => {}
+        }
+    }
+    turns
+}
