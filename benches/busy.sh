@@ -22,8 +22,8 @@ row() {
     python3 -c '
 import json, sys
 r = json.load(sys.stdin)
-cells = " | ".join(f"{l[\"tg_tps_mean\"]:.1f} ({l[\"tg_over_idle\"]:.2f})" for l in r["levels"])
-print(f"| {sys.argv[1]} | {r[\"threads\"]} | {cells} |")' "$label"
+cells = " | ".join("%.1f (%.2f)" % (l["tg_tps_mean"], l["tg_over_idle"]) for l in r["levels"])
+print("| %s | %d | %s |" % (sys.argv[1], r["threads"], cells))' "$label"
 }
 header="| setting | threads | idle"
 for n in $(seq 1 "$busy"); do header="$header | $n busy"; done

@@ -47,3 +47,45 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 4);
     assert_eq!(m["recurrent_state_bytes"], 3u64 * (3 * (64 + 2 * 2 * 16) * 4 + 4 * 16 * 16 * 4));
 }
+
+#[test]
+fn info_names_llamas_kernels_and_the_thread_defaults() {
+    let i = info(&[]);
+    let kernels: Vec<&str> = i["llama_cpu_kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    if cfg!(target_arch = "x86_64") {
+        assert!(kernels.contains(&"AVX2"), "{kernels:?}");
+    }
+    assert!(kernels.contains(&"OPENMP"), "the default build uses OpenMP: {kernels:?}");
+    assert_eq!(i["threading"]["pool"], "openmp");
+    // sqale's default wait policy, unless the environment sets one.
+    if std::env::var_os("OMP_WAIT_POLICY").is_none() {
+        assert_eq!(i["threading"]["omp_wait_policy"], sqale::engine::OMP_WAIT_POLICY_DEFAULT);
+        assert_eq!(i["threading"]["policy_from"], "sqale");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["info", "--json"])
+        .env("OMP_WAIT_POLICY", "ACTIVE")
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["threading"]["omp_wait_policy"], "ACTIVE");
+    assert_eq!(j["threading"]["policy_from"], "environment");
+}
+
+#[test]
+fn bench_busy_measures_each_level_against_idle() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["bench", "--busy", "1", "--pp", "8", "--tg", "8", "--reps", "1", "--ctx", "256", "--json", "--model"])
+        .arg(common::test_model())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let levels = r["levels"].as_array().unwrap();
+    assert_eq!(levels.iter().map(|l| l["busy"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(levels[0]["tg_over_idle"], 1.0);
+    for l in levels {
+        assert!(l["tg_tps_mean"].as_f64().unwrap() > 0.0, "{l}");
+    }
+    assert_eq!(r["threading"]["pool"], "openmp");
+}
