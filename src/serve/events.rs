@@ -67,6 +67,21 @@ pub enum EpisodeEvent {
     },
 }
 
+impl EpisodeEvent {
+    /// Its `type` tag, the name of its server-sent event.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EpisodeEvent::Queued { .. } => "queued",
+            EpisodeEvent::Started { .. } => "started",
+            EpisodeEvent::Turn { .. } => "turn",
+            EpisodeEvent::Text { .. } => "text",
+            EpisodeEvent::TurnEnd { .. } => "turn_end",
+            EpisodeEvent::Call { .. } => "call",
+            EpisodeEvent::Budget { .. } => "budget",
+        }
+    }
+}
+
 /// Turns the agent's events into [`EpisodeEvent`]s, marking which text is thinking: the
 /// runtime opens every turn inside `<think>`, so text is thinking until `</think>`.
 #[derive(Debug, Default)]
@@ -224,6 +239,22 @@ mod tests {
         // A new turn thinks again.
         let out = [m.map(Event::TurnStart { index: 2, final_turn: true }), m.map(Event::Text("hm"))].concat();
         assert_eq!(texts(&out), [("hm".into(), true)]);
+    }
+
+    #[test]
+    fn kind_is_the_serialised_type_tag() {
+        let events = [
+            EpisodeEvent::Queued { position: 0 },
+            EpisodeEvent::Started { db: "d".into(), seed: 1 },
+            EpisodeEvent::Turn { index: 1, final_turn: false },
+            EpisodeEvent::Text { delta: "x".into(), thinking: true },
+            EpisodeEvent::TurnEnd { tokens: 1 },
+            EpisodeEvent::Call { tool: "t".into(), args: Value::Null, ok: true, result: String::new() },
+            EpisodeEvent::Budget { turns_left: 1, limit: None, context_tokens: 1 },
+        ];
+        for e in events {
+            assert_eq!(serde_json::to_value(&e).unwrap()["type"], e.kind());
+        }
     }
 
     #[test]

@@ -261,11 +261,7 @@ async fn ask(
 /// cancels the episode.
 fn events(ticket: Ticket) -> impl Stream<Item = Result<Event, Infallible>> {
     let first = EpisodeEvent::Queued { position: ticket.position };
-    let event = |e: &EpisodeEvent| {
-        let name =
-            serde_json::to_value(e).ok().and_then(|v| v["type"].as_str().map(str::to_string)).unwrap_or_default();
-        Event::default().event(name).json_data(e).unwrap_or_default()
-    };
+    let event = |e: &EpisodeEvent| Event::default().event(e.kind()).json_data(e).unwrap_or_default();
     let head = stream::once(std::future::ready(Ok::<Event, Infallible>(event(&first))));
     let rest = stream::unfold(Some(ticket), move |state| async move {
         let mut ticket = state?;

@@ -205,7 +205,6 @@ pub struct Service {
     engine: Mutex<Option<JoinHandle<()>>>,
     watchdog: Mutex<Option<JoinHandle<()>>>,
     info: ServiceInfo,
-    timeout: Duration,
 }
 
 impl Service {
@@ -285,7 +284,6 @@ impl Service {
             engine: Mutex::new(Some(handle)),
             watchdog: Mutex::new(Some(watchdog)),
             info,
-            timeout,
         })
     }
 
@@ -401,11 +399,6 @@ impl Service {
         if let Some(h) = self.watchdog.lock().ok().and_then(|mut w| w.take()) {
             let _ = h.join();
         }
-    }
-
-    /// The time limit of one episode.
-    pub fn episode_timeout(&self) -> Duration {
-        self.timeout
     }
 }
 
