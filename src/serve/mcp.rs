@@ -1,7 +1,7 @@
 //! `sqale mcp`: the agent and its eight tools over the Model Context Protocol, on stdio.
 //!
 //! Built on `rmcp`, the protocol's official Rust SDK. An assistant gets:
-//! - `ask_database(question, db, evidence?)`: a whole episode on the loaded model (through the
+//! - `ask_database(question, db, evidence?, seed?)`: a whole episode on the loaded model (through the
 //!   same [`Service`] as `sqale serve`), answered with the SQL and its first rows;
 //! - `list_databases()`;
 //! - the eight tools the models were trained with (`list_tables`, `describe_table`, …,
@@ -57,6 +57,10 @@ impl McpServer {
             p.insert("question".into(), json!({ "type": "string", "description": "the question, in plain language" }));
             p.insert("db".into(), db.clone());
             p.insert("evidence".into(), json!({ "type": "string", "description": "an optional hint (as in BIRD)" }));
+            p.insert(
+                "seed".into(),
+                json!({ "type": "integer", "minimum": 0, "maximum": u32::MAX, "description": "sampling seed, for a reproducible episode (default: drawn)" }),
+            );
             tools.push(
                 McpTool::new(
                     "ask_database",
@@ -143,7 +147,15 @@ impl McpServer {
         }
         let evidence =
             args.get("evidence").and_then(Value::as_str).map(str::to_string).filter(|e| !e.trim().is_empty());
-        let request = Request { question, evidence, db, seed: None, max_episode_tokens: None };
+        let seed = match args.get("seed") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| format!("\"seed\" must be a whole number from 0 to {}, not {v}", u32::MAX))?,
+            ),
+        };
+        let request = Request { question, evidence, db, seed, max_episode_tokens: None };
         let mut ticket = service.submit(request).map_err(|e| e.to_string())?;
         while let Some(update) = ticket.updates.recv().await {
             if let Update::Done(result) = update {
