@@ -62,6 +62,9 @@ pub struct SystemInfo {
     pub threads_default: i32,
     /// llama.cpp's CPU kernels in this build that this CPU can use, by llama.cpp's names.
     pub llama_cpu_kernels: Vec<String>,
+    /// Whether a token decoded in a batch gets the logits it gets alone in this build, so that
+    /// `--speculate auto` drafts ([`crate::engine::batch_invariant`]).
+    pub batch_invariant: bool,
     /// How llama.cpp's CPU threads wait for each other.
     pub threading: crate::engine::Threading,
     /// The devices llama.cpp sees.
@@ -99,6 +102,7 @@ impl SystemInfo {
             gpu_offload: crate::engine::gpu_offload_supported(),
             threads_default: crate::engine::default_threads(),
             llama_cpu_kernels: crate::engine::cpu_kernels(),
+            batch_invariant: crate::engine::batch_invariant(),
             threading: crate::engine::threading(),
             devices: devices(),
             memory,
@@ -120,6 +124,7 @@ mod tests {
             gpu_offload: false,
             threads_default: 2,
             llama_cpu_kernels: vec!["AVX2".into()],
+            batch_invariant: false,
             threading: crate::engine::threading(),
             devices: Vec::new(),
             memory: Some(MachineMemory { total: 8, available: 4 }),
@@ -135,6 +140,7 @@ mod tests {
             "gpu_offload",
             "threads_default",
             "llama_cpu_kernels",
+            "batch_invariant",
             "threading",
             "devices",
             "memory_total",

@@ -117,9 +117,10 @@ pub(super) struct RunArgs {
     /// (results do not depend on it; see README, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     parallel: u32,
-    /// Speculative decoding: `auto`/`off` (plain decoding), or `lookup` (prompt lookup, each
-    /// sequence for itself; faster, and may change tokens where llama.cpp rounds batches
-    /// differently: README). The MTP head drafts on `ask` and `bench` only.
+    /// Speculative decoding: `auto` (prompt lookup, plus the MTP head at `--parallel 1`, where
+    /// drafts cannot change a token: on batch-invariant kernels, see `sqale info`; plain
+    /// decoding elsewhere), `off`, `lookup` (each sequence for itself), `mtp` or `both`
+    /// (`--parallel 1` only). On other kernels the explicit modes may change tokens (README).
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks.

@@ -42,6 +42,14 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     println!("sqale {}  target {}  backends {}", b.version, b.target, b.backends.join(","));
     println!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", b.cpu_features.join(","), b.cpu_kernels);
     println!("llama.cpp CPU kernels in use: {}", info.llama_cpu_kernels.join(", "));
+    if info.batch_invariant {
+        println!("batch-invariant kernels: yes (speculation is exact: --speculate auto drafts)");
+    } else {
+        println!(
+            "batch-invariant kernels: no (--speculate auto decodes plainly; for exact speculation build with \
+             GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF: README, \"Speculative decoding\")"
+        );
+    }
     let t = &info.threading;
     let policy = match (&t.omp_wait_policy, t.policy_from) {
         (Some(p), Some(from)) => format!(", OMP_WAIT_POLICY={p} (from {from})"),

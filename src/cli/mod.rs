@@ -117,10 +117,10 @@ pub struct ModelArgs {
     batch: u32,
     #[command(flatten)]
     sampling: SamplingArgs,
-    /// Speculative decoding: `auto` (plain decoding when generating, so outputs are exactly
-    /// plain decoding's; `bench`'s replay of known text drafts with everything the file has),
-    /// `off`, `lookup` (prompt lookup), `mtp` (the model's head) or `both`. The explicit modes are
-    /// faster and may change tokens where llama.cpp rounds batches differently (README).
+    /// Speculative decoding: `auto` (every drafter the file has where drafts cannot change a
+    /// token: on batch-invariant kernels, see `sqale info`; plain decoding elsewhere), `off`,
+    /// `lookup` (prompt lookup), `mtp` (the model's head) or `both`. On other kernels the
+    /// explicit modes may change tokens where llama.cpp rounds batches differently (README).
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).

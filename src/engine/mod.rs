@@ -27,7 +27,9 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-pub use model::{cpu_kernels, default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
+pub use model::{
+    batch_invariant, cpu_kernels, default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS,
+};
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};
 
 use self::core::{Checked, Core, TextStream};
@@ -160,14 +162,18 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// The drafting mode in force when generating: `auto` decodes plainly. llama.cpp's CPU
-    /// kernels round a token decoded in a batch with others differently from the same token
-    /// decoded alone, so a verify batch can change a greedy or sampled token, and with the
-    /// planner's timing-driven draft lengths even a rerun can differ (README, "Speculative
-    /// decoding"): the default must not change answers. An explicit mode is kept, and a replay
-    /// of known text (`sqale bench`), where drafts change nothing, maps `auto` itself.
+    /// The drafting mode in force when generating. `auto` drafts (the MTP head when the file
+    /// has one, plus prompt lookup) only where that cannot change an answer: when this build's
+    /// kernels are batch-invariant ([`batch_invariant`]), so every verify row's logits equal
+    /// one-token decoding's. Elsewhere llama.cpp rounds a token decoded in a batch with others
+    /// differently from the same token decoded alone, a verify batch can change a greedy or
+    /// sampled token, and with the planner's timing-driven draft lengths even a rerun can
+    /// differ (README, "Speculative decoding"), so `auto` decodes plainly. An explicit mode is
+    /// kept, and a replay of known text (`sqale bench`), where drafts change nothing, maps
+    /// `auto` itself.
     pub fn speculation(&self) -> Speculate {
         match self.speculate {
+            Speculate::Auto if batch_invariant() => Speculate::Auto,
             Speculate::Auto => Speculate::Off,
             mode => mode,
         }

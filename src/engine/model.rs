@@ -92,6 +92,28 @@ pub fn cpu_kernels() -> Vec<String> {
     kernels_in(&report)
 }
 
+/// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch:
+/// llamafile's tiled sgemm (batches of 2 or more), repacked weights (their GEMM from 4 rows),
+/// KleidiAI and AMX (their own matrix kernels) and ARM's int8 matrix multiply (two rows per
+/// dot product when the batch is even).
+const BATCH_SHAPED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "KLEIDIAI", "AMX_INT8", "MATMUL_INT8"];
+
+/// Whether a token decoded in a batch with others gets exactly the logits it gets decoded
+/// alone, in this build (the condition for exact speculative decoding: README, "Speculative
+/// decoding"). True for a CPU-only build whose llama.cpp has none of the batch-shaped kernels
+/// (built with `GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF`); the engine's other settings (an f32
+/// KV cache, flash attention off) are always so on the CPU. Decided once per process.
+pub fn batch_invariant() -> bool {
+    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(|| GPU_BACKENDS.is_empty() && batch_invariant_kernels(&cpu_kernels()))
+}
+
+/// Whether a set of reported CPU kernels is free of the batch-shaped ones (an empty report,
+/// from a llama.cpp that could not start, is not taken as proof).
+fn batch_invariant_kernels(kernels: &[String]) -> bool {
+    !kernels.is_empty() && !kernels.iter().any(|k| BATCH_SHAPED_KERNELS.contains(&k.as_str()))
+}
+
 /// The `NAME = 1` entries of a llama.cpp system report.
 fn kernels_in(report: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -316,6 +338,12 @@ mod kernel_tests {
     fn reads_llamas_system_report() {
         let r = "CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 0 | DOTPROD = 1 | OPENMP = 1 | REPACK = 1 | ";
         assert_eq!(super::kernels_in(r), ["NEON", "ARM_FMA", "DOTPROD", "OPENMP", "REPACK"]);
+        let kernels = super::kernels_in(r);
+        assert!(!super::batch_invariant_kernels(&kernels), "REPACK changes kernel with the batch");
+        let without: Vec<String> = kernels.into_iter().filter(|k| k != "REPACK").collect();
+        assert!(super::batch_invariant_kernels(&without));
+        assert!(!super::batch_invariant_kernels(&["AVX2".into(), "LLAMAFILE".into()]));
+        assert!(!super::batch_invariant_kernels(&[]), "no report is no proof");
         let here = super::cpu_kernels();
         #[cfg(target_arch = "x86_64")]
         assert!(here.iter().any(|k| k == "AVX2"), "{here:?}");

@@ -23,9 +23,10 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Speculate {
-    /// Plain decoding when generating (see [`crate::engine::EngineOptions::speculation`]); when
-    /// replaying known text, where drafts change nothing, every drafter the file has: the
-    /// model's multi-token-prediction head when it has one, plus prompt lookup.
+    /// Every drafter the file has (the model's multi-token-prediction head when it has one, plus
+    /// prompt lookup) where drafts cannot change an answer: when generating on a build whose
+    /// kernels are batch-invariant, and when replaying known text. Plain decoding when
+    /// generating on any other build (see [`crate::engine::EngineOptions::speculation`]).
     #[default]
     Auto,
     /// Plain decoding: one token per step.
