@@ -162,6 +162,17 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
+    /// These options as they apply to `model`: on a hybrid model, drafts stop at
+    /// [`defaults::HYBRID_MAX_DRAFT_TOKENS`] (longer verify batches were measured not to match
+    /// plain decoding there).
+    pub fn for_model(self, model: &Model) -> Self {
+        if model.is_recurrent_or_hybrid() {
+            EngineOptions { max_draft: self.max_draft.min(defaults::HYBRID_MAX_DRAFT_TOKENS), ..self }
+        } else {
+            self
+        }
+    }
+
     /// The drafting mode in force when generating. `auto` drafts (the MTP head when the file
     /// has one, plus prompt lookup) only where that cannot change an answer: when this build's
     /// kernels are batch-invariant ([`batch_invariant`]), so every verify row's logits equal
@@ -214,6 +225,7 @@ pub struct Engine<'m> {
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
+        let options = options.for_model(model);
         let drafting = Drafting::new(&options);
         let core = Core::new(model, options, 1)?;
         Ok(Engine {
