@@ -44,6 +44,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     println!("llama.cpp CPU kernels in use: {}", info.llama_cpu_kernels.join(", "));
     if info.batch_invariant {
         println!("batch-invariant kernels: yes (speculation is exact: --speculate auto drafts)");
+    } else if !sqale::engine::GPU_BACKENDS.is_empty() {
+        println!("batch-invariant kernels: no (a GPU backend is built in; --speculate auto decodes plainly)");
     } else {
         println!(
             "batch-invariant kernels: no (--speculate auto decodes plainly; for exact speculation build with \
