@@ -122,7 +122,7 @@ impl<'m> BatchedEngine<'m> {
         if matches!(options.speculation(), Speculate::Mtp | Speculate::Both) {
             return Err(EngineError::MtpBatched);
         }
-        Ok(BatchedEngine { core: Core::new(model, options.for_model(model), slots)?, slots })
+        Ok(BatchedEngine { core: Core::new(model, options, slots)?, slots })
     }
 
     /// Sequences in the context.

@@ -113,6 +113,7 @@ pub(crate) struct Core<'m> {
 impl<'m> Core<'m> {
     /// A context of `seqs` sequences of `options.ctx` tokens each.
     pub(crate) fn new(model: &'m Model, options: EngineOptions, seqs: usize) -> Result<Self, EngineError> {
+        let options = options.for_model(model);
         let seqs = seqs.max(1);
         let total = (options.ctx as usize).saturating_mul(seqs);
         let n_ctx = u32::try_from(total)

@@ -165,7 +165,7 @@ impl EngineOptions {
     /// These options as they apply to `model`: on a hybrid model, drafts stop at
     /// [`defaults::HYBRID_MAX_DRAFT_TOKENS`] (longer verify batches were measured not to match
     /// plain decoding there).
-    pub fn for_model(self, model: &Model) -> Self {
+    pub(crate) fn for_model(self, model: &Model) -> Self {
         if model.is_recurrent_or_hybrid() {
             EngineOptions { max_draft: self.max_draft.min(defaults::HYBRID_MAX_DRAFT_TOKENS), ..self }
         } else {
@@ -225,11 +225,9 @@ pub struct Engine<'m> {
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
-        let options = options.for_model(model);
-        let drafting = Drafting::new(&options);
         let core = Core::new(model, options, 1)?;
         Ok(Engine {
-            drafting,
+            drafting: Drafting::new(core.options()),
             sampler: core.sampler(0),
             core,
             tokens: Vec::new(),
