@@ -38,12 +38,6 @@ pub const MAX_FAILED_QUERIES_IN_A_ROW: usize = 4;
 /// from the curve it measures as it runs.
 pub const MAX_DRAFT_TOKENS: usize = 8;
 
-/// Longest draft a verify step checks on a hybrid (recurrent) model such as Qwen3.5. Measured on
-/// the synthetic Qwen3.5-2B with batch-invariant kernels (`sqale bench --speculation`, oracle
-/// drafts): verify batches of up to 7 rows gave exactly plain decoding's tokens, batches of 8 and
-/// 9 did not (README, "Speculative decoding"), so drafts stop at 6 there.
-pub const HYBRID_MAX_DRAFT_TOKENS: usize = 6;
-
 /// Reference log-probabilities kept per generated token for `eval --reference` (32 hold nearly
 /// all of a trained model's mass at temperature-1 logits; the KLD is a lower bound over them).
 pub const KLD_TOP_K: u32 = 32;

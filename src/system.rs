@@ -65,6 +65,11 @@ pub struct SystemInfo {
     /// Whether a token decoded in a batch gets the logits it gets alone in this build, so that
     /// `--speculate auto` drafts ([`crate::engine::batch_invariant`]).
     pub batch_invariant: bool,
+    /// Why not, when not ([`crate::engine::batch_variance`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_variance: Option<String>,
+    /// Whether llama.cpp's tiled K-quant kernel runs ([`crate::engine::tiled_kernel_on`]).
+    pub tiled_kernel: bool,
     /// How llama.cpp's CPU threads wait for each other.
     pub threading: crate::engine::Threading,
     /// The devices llama.cpp sees.
@@ -103,6 +108,8 @@ impl SystemInfo {
             threads_default: crate::engine::default_threads(),
             llama_cpu_kernels: crate::engine::cpu_kernels(),
             batch_invariant: crate::engine::batch_invariant(),
+            batch_variance: crate::engine::batch_variance().map(str::to_string),
+            tiled_kernel: crate::engine::tiled_kernel_on(),
             threading: crate::engine::threading(),
             devices: devices(),
             memory,
@@ -125,6 +132,8 @@ mod tests {
             threads_default: 2,
             llama_cpu_kernels: vec!["AVX2".into()],
             batch_invariant: false,
+            batch_variance: Some("a GPU backend (vulkan) is built in".into()),
+            tiled_kernel: false,
             threading: crate::engine::threading(),
             devices: Vec::new(),
             memory: Some(MachineMemory { total: 8, available: 4 }),
@@ -141,6 +150,7 @@ mod tests {
             "threads_default",
             "llama_cpu_kernels",
             "batch_invariant",
+            "tiled_kernel",
             "threading",
             "devices",
             "memory_total",

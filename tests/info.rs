@@ -72,6 +72,36 @@ fn info_names_llamas_kernels_and_the_thread_defaults() {
     assert_eq!(j["threading"]["policy_from"], "environment");
 }
 
+/// sqale's own build is batch-invariant, and says whether llama.cpp's tiled K-quant kernel runs
+/// (it follows `GGML_CPU_TILED_MM`, which a user sets to 0 for exactness in any batch).
+#[test]
+fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kernel_runs() {
+    let run = |tiled: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sqale"));
+        c.args(["info", "--json"]);
+        match tiled {
+            Some(v) => c.env(sqale::engine::TILED_MM_VAR, v),
+            None => c.env_remove(sqale::engine::TILED_MM_VAR),
+        };
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let default = run(None);
+    if sqale::engine::GPU_BACKENDS.is_empty() {
+        assert_eq!(default["batch_invariant"], true, "sqale's own build: {default}");
+        assert!(default.get("batch_variance").is_none(), "{default}");
+    } else {
+        assert_eq!(default["batch_invariant"], false, "{default}");
+        assert!(default["batch_variance"].as_str().unwrap().contains("GPU backend"), "{default}");
+    }
+    let x86_cpu = cfg!(target_arch = "x86_64") && sqale::engine::GPU_BACKENDS.is_empty();
+    assert_eq!(default["tiled_kernel"], x86_cpu, "{default}");
+    assert_eq!(run(Some("1"))["tiled_kernel"], x86_cpu);
+    assert_eq!(run(Some("0"))["tiled_kernel"], false);
+    assert_eq!(run(Some("0"))["batch_invariant"], default["batch_invariant"]);
+}
+
 #[test]
 fn bench_busy_measures_each_level_against_idle() {
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))

@@ -123,7 +123,7 @@ fn ask_stream_databases_health_metrics_and_bad_input() {
     // A long answer is cut at the tools' row limit, and says so.
     let r = post(
         &format!("{}/v1/ask", s.url),
-        &json!({"question": submit("SELECT order_id FROM orders"), "db": "demo"}).to_string(),
+        &json!({"question": submit("SELECT order_id FROM orders"), "db": "demo", "seed": 7}).to_string(),
         &[],
     );
     assert_eq!(r.status, 200, "{}", r.body);
@@ -133,7 +133,7 @@ fn ask_stream_databases_health_metrics_and_bad_input() {
     // The model's SQL is untrusted: a write is refused in the episode and changes nothing.
     let r = post(
         &format!("{}/v1/ask", s.url),
-        &json!({"question": submit("DELETE FROM customers"), "db": "demo"}).to_string(),
+        &json!({"question": submit("DELETE FROM customers"), "db": "demo", "seed": 7}).to_string(),
         &[],
     );
     assert_eq!(r.status, 200, "{}", r.body);

@@ -1,7 +1,8 @@
 //! Speculative decoding on the real thing: it changes speed, never which tokens come out.
 //!
-//! SmolLM2 and the tiny hybrid `qwen35` fixture, whose recurrent state must be rolled back when
-//! a draft is rejected. The build's llama.cpp has batch-invariant CPU kernels
+//! SmolLM2, the tiny hybrid `qwen35` fixture, whose recurrent state must be rolled back when a
+//! draft is rejected, and a small synthetic `qwen35` at q4_k_m (llama.cpp's tiled K-quant kernel
+//! takes its batches of 8 rows or more). The build's llama.cpp has batch-invariant CPU kernels
 //! (`.cargo/config.toml`: no llamafile sgemm, no repacked weights), so a token gets the same
 //! logits whatever its batch and sampled episodes are token-identical too; the tests that need
 //! that ask [`sqale::engine::batch_invariant`] first (README, "Speculative decoding").
@@ -13,10 +14,12 @@ use std::sync::Mutex;
 
 use llama_cpp_2::token::LlamaToken;
 use sqale::agent::{Agent, Episode, Settings};
+use sqale::bench::SpeculationSetup;
 use sqale::engine::{DraftSource, Engine, EngineOptions, Model, ModelOptions};
 use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 use sqale::speculate::Speculate;
+use sqale_convert::synth::Preset;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -245,6 +248,97 @@ fn auto_speculation_plays_the_plain_sampled_episode() {
         assert!(s.lookup.steps > 0 && s.lookup.accepted > 0, "auto drafted with prompt lookup: {s:?}");
     } else {
         assert!(auto.tokens.speculation.is_empty(), "auto decodes plainly on these kernels: {s:?}");
+    }
+}
+
+/// llama.cpp's tiled K-quant matrix product (x86 with AVX) takes batches of 8 rows or more and
+/// rounds them differently from one row: on the synthetic Qwen3.5-2B at q4_k_m, oracle drafts of
+/// k = 7 and 8 (verify batches of 8 and 9 rows) lost their first draft while k <= 6 kept all.
+/// Where that kernel runs, the engine drafts at most 6 tokens on a model with such weights, and
+/// a batch of 7 rows matches one-token decoding; with `GGML_CPU_TILED_MM=0` every batch does,
+/// and every oracle draft up to k = 8 is kept (checked in a `sqale bench` process of its own).
+#[test]
+fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_without_it() {
+    let _g = lock();
+    let dir = tempfile::tempdir().unwrap();
+    let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
+    assert!(tokenizer.join("tokenizer.json").is_file(), "run `bash .ci/fetch-models` first");
+    let ck = dir.path().join("ck");
+    let preset = Preset { mtp: false, ..Preset::small() };
+    sqale_convert::synth::write_checkpoint(&ck, &preset, &tokenizer, 64 << 20, 5, &mut |_, _| {}).unwrap();
+    let gguf = dir.path().join("small-q4_k_m.gguf");
+    common::convert_checkpoint(&ck, "q4_k_m", &gguf);
+    let header = sqale_convert::gguf::read_header(&gguf).unwrap();
+    let k_quant = header.tensors.iter().filter(|t| matches!(t.type_name(), "q4_K" | "q5_K" | "q6_K")).count();
+    assert!(k_quant >= 4 * 3, "the file's matrices are K-quants ({k_quant} of {})", header.tensors.len());
+
+    let model = Model::load(&gguf, &ModelOptions::default()).unwrap();
+    assert!(model.is_recurrent_or_hybrid() && model.has_tiled_weights());
+    assert!(!smollm2().has_tiled_weights(), "SmolLM2's Q4_1 file has no K-quant matrix");
+    let tiled = sqale::engine::tiled_kernel_on();
+    let options = EngineOptions { ctx: 2048, temperature: 0.6, ..EngineOptions::default() };
+    let e = Engine::new(&model, options.clone()).unwrap();
+    assert_eq!(e.options().max_draft, if tiled { 6 } else { 8 }, "tiled kernel on: {tiled}");
+    drop(e);
+
+    // The last of `n` tokens decoded one at a time, against in one batch of `n` rows.
+    let mut e = Engine::new(&model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
+    let prompt = Prompt::default();
+    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
+    let mut batch_diff = |n: usize| {
+        let start = |e: &mut Engine<'_>| {
+            e.begin(&prompt.shared_prefix(), 0).unwrap();
+            e.append(&user, usize::MAX).unwrap();
+        };
+        start(&mut e);
+        let tokens: Vec<LlamaToken> = e.tokens()[20..20 + n].to_vec();
+        for t in &tokens {
+            e.decode(&[*t]).unwrap();
+        }
+        let alone = e.logits().to_vec();
+        start(&mut e);
+        e.decode(&tokens).unwrap();
+        alone.iter().zip(e.logits()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max)
+    };
+    let (seven, nine) = (batch_diff(7), batch_diff(9));
+    eprintln!("tiled kernel on: {tiled}; |Δlogit| of the last row of 7 rows: {seven:e}, of 9 rows: {nine:e}");
+    drop(e);
+
+    let setup = SpeculationSetup { question: "Which table holds the orders?".into(), tokens: 24, reps: 1, seed: 3 };
+    let s = sqale::bench::speculation(&model, &options, &setup, &mut |_| {}).unwrap();
+    let o = &s.oracle;
+    for r in &o.runs {
+        eprintln!("k={}: {} of {} drafts kept, identical: {}", r.k, r.given.accepted, r.given.drafted, r.identical);
+    }
+    assert!(o.plain_repeatable && o.generated_tokens > 8, "{o:?}");
+    if sqale::engine::batch_invariant() {
+        assert_eq!(seven, 0.0, "7 rows stay below the tiled kernel");
+        if !tiled {
+            assert_eq!(nine, 0.0, "no tiled kernel: 9 rows match one-token decoding too");
+        }
+        for r in o.runs.iter().filter(|r| r.k <= 6 || !tiled) {
+            assert!(r.identical, "k={}: the oracle run's tokens differ from the plain run's", r.k);
+            assert_eq!(r.given.accepted, r.given.drafted, "k={}: every oracle draft is kept: {r:?}", r.k);
+        }
+
+        // The same file with the tiled kernel off, in a process of its own (llama.cpp reads the
+        // switch once): every oracle draft is kept at every k up to 8.
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
+            .args(["bench", "--model"])
+            .arg(&gguf)
+            .args(["--speculation", "--pp", "16", "--tg", "8", "--reps", "1", "--ctx", "2048", "--temp", "0.6"])
+            .args(["--seed", "3", "--json"])
+            .env(sqale::engine::TILED_MM_VAR, "0")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let runs = j["speculation"]["oracle"]["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 8);
+        for r in runs {
+            assert_eq!(r["identical"], true, "tiled kernel off: {r}");
+            assert_eq!(r["acceptance"], 1.0, "tiled kernel off: {r}");
+        }
     }
 }
 

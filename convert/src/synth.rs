@@ -83,10 +83,32 @@ impl Preset {
         }
     }
 
-    /// By name: `qwen3.5-2b` or `tiny`.
+    /// A small model whose every matrix row is a multiple of 256 wide, so that K-quant types
+    /// (Q4_K, Q6_K: 256-value blocks) apply to all of its matrices, as on the real model; for
+    /// tests of what a K-quant file does at a size that runs in seconds.
+    pub fn small() -> Self {
+        Preset {
+            hidden: 256,
+            layers: 4,
+            ffn: 512,
+            heads: 2,
+            kv_heads: 1,
+            head_dim: 128,
+            lin_k_heads: 2,
+            lin_v_heads: 2,
+            lin_head_dim: 128,
+            conv_kernel: 4,
+            vocab: 0,
+            tied: true,
+            mtp: true,
+        }
+    }
+
+    /// By name: `qwen3.5-2b`, `small` or `tiny`.
     pub fn by_name(name: &str) -> Option<Self> {
         match name {
             "qwen3.5-2b" => Some(Self::qwen35_2b()),
+            "small" => Some(Self::small()),
             "tiny" => Some(Self::tiny()),
             _ => None,
         }

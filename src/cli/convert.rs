@@ -165,7 +165,7 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
 /// Arguments of `sqale synth`.
 #[derive(Args, Debug)]
 pub struct SynthArgs {
-    /// Dimensions: qwen3.5-2b (the real model's) or tiny.
+    /// Dimensions: qwen3.5-2b (the real model's), small (K-quant-sized rows, runs in seconds) or tiny.
     #[arg(long, default_value = "qwen3.5-2b")]
     preset: String,
     /// Folder holding the tokenizer.json (and tokenizer_config.json) to ship with it.
@@ -191,7 +191,7 @@ pub struct SynthArgs {
 
 pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
     let mut preset = Preset::by_name(&args.preset)
-        .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b or tiny", args.preset))?;
+        .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b, small or tiny", args.preset))?;
     preset.tied = !args.untied;
     preset.mtp = !args.no_mtp;
     let mut pb: Option<ProgressBar> = None;

@@ -18,6 +18,7 @@
 
 pub(crate) mod core;
 pub(crate) mod draft;
+mod kernels;
 mod model;
 mod threads;
 
@@ -27,9 +28,8 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-pub use model::{
-    batch_invariant, cpu_kernels, default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS,
-};
+pub use kernels::{batch_invariant, batch_variance, cpu_kernels, tiled_kernel_on, TILED_MIN_ROWS, TILED_MM_VAR};
+pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};
 
 use self::core::{Checked, Core, TextStream};
@@ -162,12 +162,13 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// These options as they apply to `model`: on a hybrid model, drafts stop at
-    /// [`defaults::HYBRID_MAX_DRAFT_TOKENS`] (longer verify batches were measured not to match
-    /// plain decoding there).
+    /// These options as they apply to `model`: where llama.cpp's tiled K-quant kernel runs and
+    /// the model has weights it takes, drafts stop short of a verify batch of
+    /// [`TILED_MIN_ROWS`] rows, which that kernel would round differently from one-token
+    /// decoding ([`tiled_kernel_on`]).
     pub(crate) fn for_model(self, model: &Model) -> Self {
-        if model.is_recurrent_or_hybrid() {
-            EngineOptions { max_draft: self.max_draft.min(defaults::HYBRID_MAX_DRAFT_TOKENS), ..self }
+        if tiled_kernel_on() && model.has_tiled_weights() {
+            EngineOptions { max_draft: self.max_draft.min(TILED_MIN_ROWS - 2), ..self }
         } else {
             self
         }

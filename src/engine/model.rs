@@ -75,61 +75,6 @@ pub fn gpu_offload_supported() -> bool {
     backend().map(|b| b.supports_gpu_offload()).unwrap_or(false)
 }
 
-/// The CPU kernels llama.cpp was compiled with and can use here, as its own system report
-/// names them (e.g. `AVX2`, `NEON`, `DOTPROD`, `OPENMP`): the features it reports as `= 1`.
-pub fn cpu_kernels() -> Vec<String> {
-    if backend().is_err() {
-        return Vec::new();
-    }
-    // SAFETY: llama.cpp returns a pointer to a static, NUL-terminated buffer.
-    let report = unsafe {
-        let p = llama_cpp_sys_2::llama_print_system_info();
-        if p.is_null() {
-            return Vec::new();
-        }
-        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-    };
-    kernels_in(&report)
-}
-
-/// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch:
-/// llamafile's tiled sgemm (batches of 2 or more), repacked weights (their GEMM from 4 rows),
-/// KleidiAI and AMX (their own matrix kernels) and ARM's int8 matrix multiply (two rows per
-/// dot product when the batch is even).
-const BATCH_SHAPED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "KLEIDIAI", "AMX_INT8", "MATMUL_INT8"];
-
-/// Whether a token decoded in a batch with others gets exactly the logits it gets decoded
-/// alone, in this build (the condition for exact speculative decoding: README, "Speculative
-/// decoding"). True for a CPU-only build whose llama.cpp has none of the batch-shaped kernels
-/// (built with `GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF`); the engine's other settings (an f32
-/// KV cache, flash attention off) are always so on the CPU. Decided once per process.
-pub fn batch_invariant() -> bool {
-    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONCE.get_or_init(|| GPU_BACKENDS.is_empty() && batch_invariant_kernels(&cpu_kernels()))
-}
-
-/// Whether a set of reported CPU kernels is free of the batch-shaped ones (an empty report,
-/// from a llama.cpp that could not start, is not taken as proof).
-fn batch_invariant_kernels(kernels: &[String]) -> bool {
-    !kernels.is_empty() && !kernels.iter().any(|k| BATCH_SHAPED_KERNELS.contains(&k.as_str()))
-}
-
-/// The `NAME = 1` entries of a llama.cpp system report.
-fn kernels_in(report: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for part in report.split('|') {
-        // Entries look like "CPU : SSE3 = 1" (the first of a backend) or " AVX2 = 1 ".
-        let entry = part.rsplit(':').next().unwrap_or(part);
-        if let Some((name, value)) = entry.split_once('=') {
-            let name = name.trim().to_string();
-            if value.trim() == "1" && !name.is_empty() && !out.contains(&name) {
-                out.push(name);
-            }
-        }
-    }
-    out
-}
-
 /// Threads used when none are asked for: the CPUs this process may run on.
 pub fn default_threads() -> i32 {
     std::thread::available_parallelism().map_or(4, |n| n.get() as i32)
@@ -147,6 +92,8 @@ pub struct Model {
     nfc: bool,
     /// Whether the multi-token-prediction head was loaded.
     mtp: bool,
+    /// Whether any matrix is of a type llama.cpp's tiled K-quant kernel takes.
+    tiled_weights: bool,
 }
 
 impl Model {
@@ -191,7 +138,9 @@ impl Model {
         let model = LlamaModel::load_from_file(backend, path, &params)
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
+        let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
         Ok(Model {
+            tiled_weights,
             nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
             model,
             path: path.to_path_buf(),
@@ -203,6 +152,12 @@ impl Model {
     /// Whether the file's multi-token-prediction head is loaded (for speculative decoding).
     pub fn has_mtp_head(&self) -> bool {
         self.mtp
+    }
+
+    /// Whether some of its matrices are of a type (Q2_K…Q6_K, IQ) that llama.cpp's tiled
+    /// K-quant kernel takes in batches of [`super::TILED_MIN_ROWS`] rows or more.
+    pub fn has_tiled_weights(&self) -> bool {
+        self.tiled_weights
     }
 
     /// Whether any layer runs on a GPU.
@@ -329,25 +284,5 @@ fn find_device(asked: &str) -> Result<llama_cpp_2::LlamaBackendDevice, EngineErr
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
-    }
-}
-
-#[cfg(test)]
-mod kernel_tests {
-    #[test]
-    fn reads_llamas_system_report() {
-        let r = "CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 0 | DOTPROD = 1 | OPENMP = 1 | REPACK = 1 | ";
-        assert_eq!(super::kernels_in(r), ["NEON", "ARM_FMA", "DOTPROD", "OPENMP", "REPACK"]);
-        let kernels = super::kernels_in(r);
-        assert!(!super::batch_invariant_kernels(&kernels), "REPACK changes kernel with the batch");
-        let without: Vec<String> = kernels.into_iter().filter(|k| k != "REPACK").collect();
-        assert!(super::batch_invariant_kernels(&without));
-        assert!(!super::batch_invariant_kernels(&["AVX2".into(), "LLAMAFILE".into()]));
-        assert!(!super::batch_invariant_kernels(&[]), "no report is no proof");
-        let here = super::cpu_kernels();
-        #[cfg(target_arch = "x86_64")]
-        assert!(here.iter().any(|k| k == "AVX2"), "{here:?}");
-        #[cfg(target_arch = "aarch64")]
-        assert!(here.iter().any(|k| k == "NEON"), "{here:?}");
     }
 }

@@ -102,6 +102,11 @@ pub struct Planner {
     /// A pause has ended: the next draft is at least one token, and stays owed until a draft
     /// is checked (the drafter may have nothing to propose at the step it is offered).
     probe: bool,
+    /// The last checked draft was kept whole: the next draft is at least one token too. A run
+    /// of kept drafts is how the estimate climbs back from a pause's hopeful one half (each
+    /// kept draft moves it a fifth of the way), and stopping it at the first step the estimate
+    /// is still too low to pay by the curve paused a drafter whose drafts were all kept.
+    kept_whole: bool,
 }
 
 /// Fully failed drafts in a row before a drafter is paused.
@@ -124,6 +129,7 @@ impl Planner {
             backoff: FIRST_PAUSE,
             misses: 0,
             probe: false,
+            kept_whole: false,
         }
     }
 
@@ -145,7 +151,7 @@ impl Planner {
         }
         let limit = self.max_draft.min(room).min(cost.max_rows().saturating_sub(1));
         let k = best_draft(self.acceptance(), cost, limit);
-        if self.probe && limit > 0 {
+        if (self.probe || self.kept_whole) && limit > 0 {
             return k.max(1);
         }
         if k == 0 && limit > 0 {
@@ -161,6 +167,7 @@ impl Planner {
             return;
         }
         self.probe = false;
+        self.kept_whole = accepted == drafted;
         // A rejection is a try; a draft accepted to its end says nothing about the token after.
         let tries = accepted + usize::from(accepted < drafted);
         self.accepted = self.accepted * (1.0 - EMA) + EMA * accepted as f64;
@@ -178,6 +185,7 @@ impl Planner {
 
     fn pause(&mut self) {
         self.probe = true;
+        self.kept_whole = false;
         self.paused_until = self.clock + self.backoff;
         self.backoff = (self.backoff * 2).min(MAX_PAUSE);
         self.misses = 0;
@@ -304,6 +312,32 @@ mod tests {
         curve.record(2, 0.012);
         p.record(1, 1);
         assert!(curve.relative(2) < 2.5, "the mean of the first samples: {}", curve.relative(2));
-        assert_eq!(p.plan(&curve, 100), 0, "still not worth it by the curve: paused again, no probe owed yet");
+        // Kept whole: it drafts on while its drafts are kept, and the estimate climbs.
+        let before = p.acceptance();
+        assert_eq!(p.plan(&curve, 100), 1, "a kept draft is followed by another");
+        p.record(1, 1);
+        assert!(p.acceptance() > before);
+        // A rejected one ends the run: still not worth it by the curve, so paused again.
+        assert_eq!(p.plan(&curve, 100), 1);
+        p.record(1, 0);
+        assert_eq!(p.plan(&curve, 100), 0, "rejected and not worth it by the curve: paused again");
+    }
+
+    /// A drafter whose drafts are all kept, on a curve where the hopeful start does not pay
+    /// (SmolLM2 on two cores: 2 rows cost 1.6 single steps), reaches long drafts instead of
+    /// pausing after each success.
+    #[test]
+    fn drafts_that_are_all_kept_grow_to_long_drafts() {
+        let curve = measured(&[1.0, 1.6, 1.9, 2.15, 2.63, 2.36, 2.56, 2.8, 3.85]);
+        let mut p = Planner::new(8);
+        let mut lengths = Vec::new();
+        for _ in 0..40 {
+            let k = p.plan(&curve, 100);
+            lengths.push(k);
+            if k > 0 {
+                p.record(k, k);
+            }
+        }
+        assert!(lengths.iter().rev().take(10).all(|&k| k >= 5), "{lengths:?}");
     }
 }
