@@ -198,6 +198,25 @@ fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
     assert!(stat < chi_square_critical(df), "chi-square {stat:.1} at {df} df");
 }
 
+/// The largest |Δlogit| of the last of `tokens` decoded one at a time against all of them
+/// decoded in one batch, each time after the agent's prompt for a fixed question.
+fn batch_logit_diff(e: &mut Engine<'_>, tokens: &[LlamaToken]) -> f32 {
+    let prompt = Prompt::default();
+    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
+    let start = |e: &mut Engine<'_>| {
+        e.begin(&prompt.shared_prefix(), 0).unwrap();
+        e.append(&user, usize::MAX).unwrap();
+    };
+    start(e);
+    for t in tokens {
+        e.decode(&[*t]).unwrap();
+    }
+    let alone = e.logits().to_vec();
+    start(e);
+    e.decode(tokens).unwrap();
+    alone.iter().zip(e.logits()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max)
+}
+
 /// Whether this build is batch-invariant is what `sqale info` and `--speculate auto` go by:
 /// where it says so, a token decoded in one batch with the next gets exactly the logits it
 /// gets decoded alone (the pairs `examples/batch_probe.rs` found rounded differently by
@@ -206,24 +225,10 @@ fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
 fn a_batch_invariant_build_gives_a_token_the_same_logits_in_any_batch() {
     let _g = lock();
     let model = smollm2();
-    let prompt = Prompt::default();
-    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
     let mut e = Engine::new(&model, options(Speculate::Off, 0.0)).unwrap();
-    let start = |e: &mut Engine<'_>| {
-        e.begin(&prompt.shared_prefix(), 0).unwrap();
-        e.append(&user, usize::MAX).unwrap();
-    };
     let mut worst = 0.0f32;
     for (a, b) in [(504, 3252), (3725, 3252), (504, 504), (13, 3252)] {
-        let (a, b) = (LlamaToken(a), LlamaToken(b));
-        start(&mut e);
-        e.decode(&[a]).unwrap();
-        e.decode(&[b]).unwrap();
-        let alone = e.logits().to_vec();
-        start(&mut e);
-        e.decode(&[a, b]).unwrap();
-        let diff = alone.iter().zip(e.logits()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
-        worst = worst.max(diff);
+        worst = worst.max(batch_logit_diff(&mut e, &[LlamaToken(a), LlamaToken(b)]));
     }
     eprintln!(
         "batch-invariant build: {}; largest |Δlogit| alone vs batched: {worst:e}",
@@ -283,24 +288,9 @@ fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_witho
 
     // The last of `n` tokens decoded one at a time, against in one batch of `n` rows.
     let mut e = Engine::new(&model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
-    let prompt = Prompt::default();
-    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
-    let mut batch_diff = |n: usize| {
-        let start = |e: &mut Engine<'_>| {
-            e.begin(&prompt.shared_prefix(), 0).unwrap();
-            e.append(&user, usize::MAX).unwrap();
-        };
-        start(&mut e);
-        let tokens: Vec<LlamaToken> = e.tokens()[20..20 + n].to_vec();
-        for t in &tokens {
-            e.decode(&[*t]).unwrap();
-        }
-        let alone = e.logits().to_vec();
-        start(&mut e);
-        e.decode(&tokens).unwrap();
-        alone.iter().zip(e.logits()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max)
-    };
-    let (seven, nine) = (batch_diff(7), batch_diff(9));
+    // Tokens 20.. of the system prompt, decoded again after it.
+    let tokens = model.tokenize(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
+    let (seven, nine) = (batch_logit_diff(&mut e, &tokens[..7]), batch_logit_diff(&mut e, &tokens));
     eprintln!("tiled kernel on: {tiled}; |Δlogit| of the last row of 7 rows: {seven:e}, of 9 rows: {nine:e}");
     drop(e);
 

@@ -48,8 +48,10 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     if info.tiled_kernel {
         println!(
-            "tiled K-quant kernel: on (batches of 8+ rows of K-quant weights: fast prefill; drafts stop at 6 on \
+            "tiled K-quant kernel: on (batches of {}+ rows of K-quant weights: fast prefill; drafts stop at {} on \
              such models; {}=0 makes every batch exact: README, \"Exactness\")",
+            sqale::engine::TILED_MIN_ROWS,
+            sqale::engine::TILED_MIN_ROWS - 2,
             sqale::engine::TILED_MM_VAR
         );
     }
