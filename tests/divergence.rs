@@ -1,7 +1,7 @@
 //! `sqale eval --reference`: divergence of quantisations from a reference along the reference's
 //! own episodes, on real GGUF files (the tiny hybrid `qwen35` fixture converted by sqale, and
 //! SmolLM2) and real llama.cpp. The comparison with `llama-perplexity --kl-divergence` needs
-//! llama.cpp's tools built from source and is `benches/kld-vs-llama.sh` (README).
+//! llama.cpp's tools built from source and is `benches/kld-vs-llama.sh` (docs/evaluation.md).
 
 mod common;
 #[path = "support/stub_server.rs"]
@@ -111,12 +111,14 @@ fn check_replay(model: &Model, budget: usize) {
 
 #[test]
 fn transcripts_replay_the_engines_exact_sequence_smollm2() {
+    let _g = common::one_at_a_time();
     let model = Model::load(common::test_model(), &ModelOptions::default()).unwrap();
-    check_replay(&model, 1200);
+    check_replay(&model, 800);
 }
 
 #[test]
 fn transcripts_replay_the_engines_exact_sequence_hybrid_qwen35() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(&tiny(dir.path(), &["f32"])[0], &ModelOptions::default()).unwrap();
     check_replay(&model, 1500);
@@ -124,6 +126,7 @@ fn transcripts_replay_the_engines_exact_sequence_hybrid_qwen35() {
 
 #[test]
 fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itself() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let files = tiny(dir.path(), &["f32", "f16", "q8_0", "q6_k", "q4_k_m", "q4_0"]);
     let out = dir.path().join("out");
@@ -170,6 +173,7 @@ fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itse
 
 #[test]
 fn a_second_run_measures_only_what_is_missing_and_models_play_their_own_episodes() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let files = tiny(dir.path(), &["f32", "q8_0", "q4_0", "f16"]);
     let out = dir.path().join("out");
@@ -225,6 +229,7 @@ fn a_second_run_measures_only_what_is_missing_and_models_play_their_own_episodes
 
 #[test]
 fn bad_references_and_cut_episodes_are_refused_or_recorded_as_skipped() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let files = tiny(dir.path(), &["f32", "q4_0"]);
     let smol = common::test_model();
@@ -368,6 +373,7 @@ fn vllm_backed_by(path: PathBuf) -> stub::Stub {
 
 #[test]
 fn a_reference_on_a_vllm_server_is_measured_along_its_own_token_ids() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let server = vllm_backed_by(common::test_model());
     let smol = common::test_model().display().to_string();
@@ -429,6 +435,7 @@ fn a_reference_on_a_vllm_server_is_measured_along_its_own_token_ids() {
 
 #[test]
 fn shards_measured_apart_merge_into_one_report() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let files = tiny(dir.path(), &["f32", "q4_0"]);
     let (a, b, merged) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("m"));

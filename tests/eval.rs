@@ -76,6 +76,7 @@ fn scoring_predictions_from_another_system() {
 
 #[test]
 fn eval_runs_resumes_after_a_kill_and_reports() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixture(dir.path());
     let before = common::sha256(&dir.path().join("demo.sqlite"));
@@ -91,7 +92,7 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
             "-o".into(),
             out.display().to_string(),
             "--max-episode-tokens".into(),
-            "900".into(),
+            "700".into(),
             "--ctx".into(),
             "2048".into(),
             "--seed".into(),
@@ -167,6 +168,7 @@ fn bird_layout_loads() {
 
 #[test]
 fn shards_merge_into_the_whole_run() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixture(dir.path());
     let model = common::test_model();
@@ -184,7 +186,7 @@ fn shards_merge_into_the_whole_run() {
             "-o",
             dir.path().join(out).to_str().unwrap(),
             "--max-episode-tokens",
-            "900",
+            "700",
             "--ctx",
             "2048",
             "--seed",
@@ -321,6 +323,7 @@ fn episode(question: &str, sql: &str) -> sqale::agent::Episode {
 /// point (which the first layout failed); the screenshot is kept in `target/eval-report.png`.
 #[test]
 fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
+    let _g = common::one_at_a_time();
     use sqale::eval::results::{self, ModelEntry, ResultsDir, RunStats};
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixture(dir.path());
@@ -455,6 +458,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
 /// shared batches; every episode must come out exactly as with `--parallel 1`.
 #[test]
 fn parallel_episodes_match_serial_ones() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixture(dir.path());
     let model = common::test_model();
@@ -524,6 +528,7 @@ fn parallel_episodes_match_serial_ones() {
 /// (grown along foreign keys), never touching the benchmark's own files.
 #[test]
 fn schema_conditions_cut_copies_of_the_database() {
+    let _g = common::one_at_a_time();
     use sqale::eval::subset::{self, SchemaCondition};
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixture(dir.path());
@@ -677,6 +682,7 @@ fn ehrsql_fixture(dir: &Path) -> PathBuf {
 /// selectable) and an EHRSQL file (official fill-ins applied to the gold).
 #[test]
 fn sqale_parquet_and_ehrsql_sources() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (queries, schemas) = sqale_fixture(dir.path());
     let spec = format!("sqale:{},{}", queries.display(), schemas.display());

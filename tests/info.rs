@@ -31,7 +31,7 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     let m = &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["full_attention_layers"], 30);
     assert_eq!(m["recurrent_layers"], 0);
-    // f32 K and V on the CPU backend (README, "Speculative decoding": exact verify rows).
+    // f32 K and V on the CPU backend (docs/speculative-decoding.md: exact verify rows).
     assert_eq!(m["kv_cache_type"], "f32");
     assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 4);
     assert!(m["weights_bytes"].as_u64().unwrap() > 90_000_000);
@@ -104,6 +104,7 @@ fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kerne
 
 #[test]
 fn bench_busy_measures_each_level_against_idle() {
+    let _g = common::one_at_a_time();
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
         .args(["bench", "--busy", "1", "--pp", "8", "--tg", "8", "--reps", "1", "--ctx", "256", "--json", "--model"])
         .arg(common::test_model())

@@ -22,6 +22,7 @@ fn options() -> EngineOptions {
 
 #[test]
 fn cache_correctness_on_a_hybrid_recurrent_model() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(convert("f16", dir.path()), &ModelOptions::default()).unwrap();
     assert!(model.is_recurrent_or_hybrid(), "qwen35 is hybrid");
@@ -30,6 +31,7 @@ fn cache_correctness_on_a_hybrid_recurrent_model() {
 
 #[test]
 fn quantised_outputs_load_and_run_an_agent_episode() {
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("demo.sqlite");
     std::fs::copy(common::demo_db(), &db).unwrap();

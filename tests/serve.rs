@@ -12,17 +12,10 @@ mod common;
 #[path = "support/serve_client.rs"]
 mod serve_client;
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use serve_client::{ask_stream, get, post, streamed_turns, Server, Sse};
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Episodes short enough for two cores: a 2,048-token sequence, 900 tokens per episode (the
 /// real prompt's episodes ramble on until that budget).
@@ -68,7 +61,7 @@ fn names(events: &[Sse]) -> Vec<&str> {
 
 #[test]
 fn ask_stream_databases_health_metrics_and_bad_input() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (demo, library) = databases(dir.path());
     let hashes = (common::sha256(&demo), common::sha256(&library));
@@ -258,7 +251,7 @@ fn ask_stream_databases_health_metrics_and_bad_input() {
 
 #[test]
 fn a_client_that_leaves_cancels_its_episode() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (_, library) = databases(dir.path());
     // The real prompt: SmolLM2 rambles until the budget, long enough to leave midway.
@@ -282,7 +275,7 @@ fn a_client_that_leaves_cancels_its_episode() {
 
 #[test]
 fn an_episode_past_the_time_limit_is_stopped() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let s = server(&[], &["--episode-timeout", "2"]);
     // About 1,400 tokens to generate: far more than 2 s anywhere.
     let body = json!({"question": "List every order.", "db": "demo", "max_episode_tokens": 2000}).to_string();
@@ -295,7 +288,7 @@ fn an_episode_past_the_time_limit_is_stopped() {
 
 #[test]
 fn load_beyond_the_queue_answers_every_request_once_and_mixes_nothing() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (demo, _) = databases(dir.path());
     let hash = common::sha256(&demo);
@@ -370,7 +363,7 @@ fn load_beyond_the_queue_answers_every_request_once_and_mixes_nothing() {
 
 #[test]
 fn api_keys_and_where_the_server_may_listen() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     // Anything but loopback needs a key: refused before the model loads.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
@@ -408,7 +401,7 @@ fn api_keys_and_where_the_server_may_listen() {
 
 #[test]
 fn sigterm_finishes_the_running_episode_and_refuses_the_queued() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let s = server(&[], &["--parallel", "1", "--queue", "4", "--shutdown-grace", "300"]);
     let url = s.url.clone();
     let running = std::thread::spawn({

@@ -8,19 +8,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 use sqale::remote::{Pool, PoolOptions, RemoteGenerator, Sampling};
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A llama.cpp server process, killed when dropped.
 struct LlamaServer {
@@ -95,7 +88,7 @@ const QUESTION: &str = "Which supplier shipped the most back-ordered items?";
 /// reuses everything the server decoded before it.
 #[test]
 fn ask_through_llama_server_matches_in_process_and_reuses_each_turns_prefix() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = common::test_model();
     let server = LlamaServer::start(&model, 1, 8192, None);
     let db = common::demo_db();
@@ -152,7 +145,7 @@ fn ask_through_llama_server_matches_in_process_and_reuses_each_turns_prefix() {
 /// request reuses everything before it, as the in-process engine does.
 #[test]
 fn qwen35_through_llama_server_reuses_everything_before_each_turn() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let gguf = common::convert_tiny("untied", "f16", dir.path());
     let server = LlamaServer::start(&gguf, 1, 4096, None);
@@ -197,7 +190,7 @@ fn qwen35_through_llama_server_reuses_everything_before_each_turn() {
 /// record and none failed.
 #[test]
 fn eval_on_two_llama_servers_survives_one_killed_midway() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = common::test_model();
     let a = LlamaServer::start(&model, 1, 4096, None);
     let mut b = LlamaServer::start(&model, 1, 4096, None);
@@ -230,7 +223,7 @@ fn eval_on_two_llama_servers_survives_one_killed_midway() {
             "--parallel",
             "2",
             "--max-episode-tokens",
-            "1100",
+            "800",
             "--json",
             "-o",
         ])
@@ -266,7 +259,7 @@ fn eval_on_two_llama_servers_survives_one_killed_midway() {
 /// `SQALE_API_KEY` it runs, and the key is not printed.
 #[test]
 fn a_server_with_an_api_key_needs_it() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let server = LlamaServer::start(&common::test_model(), 1, 4096, Some("sekret-key"));
     let out = sqale(&["ask", "--server", &server.url, "--max-episode-tokens", "700", "--json", QUESTION]);
     assert!(!out.status.success());

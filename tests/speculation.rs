@@ -5,12 +5,11 @@
 //! takes its batches of 8 rows or more). The build's llama.cpp has batch-invariant CPU kernels
 //! (`.cargo/config.toml`: no llamafile sgemm, no repacked weights), so a token gets the same
 //! logits whatever its batch and sampled episodes are token-identical too; the tests that need
-//! that ask [`sqale::engine::batch_invariant`] first (README, "Speculative decoding").
+//! that ask [`sqale::engine::batch_invariant`] first (docs/speculative-decoding.md).
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use llama_cpp_2::token::LlamaToken;
 use sqale::agent::{Agent, Episode, Settings};
@@ -20,12 +19,6 @@ use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 use sqale::speculate::Speculate;
 use sqale_convert::synth::Preset;
-
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn smollm2() -> Model {
     Model::load(common::test_model(), &ModelOptions::default()).expect("load SmolLM2")
@@ -47,10 +40,10 @@ fn episode(model: &Model, o: EngineOptions, seed: u32, budget: usize) -> Episode
 
 #[test]
 fn greedy_episodes_are_token_identical_with_and_without_prompt_lookup() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = smollm2();
-    let plain = episode(&model, options(Speculate::Off, 0.0), 1, 1500);
-    let fast = episode(&model, options(Speculate::Lookup, 0.0), 1, 1500);
+    let plain = episode(&model, options(Speculate::Off, 0.0), 1, 1000);
+    let fast = episode(&model, options(Speculate::Lookup, 0.0), 1, 1000);
     assert_eq!(turns(&fast), turns(&plain));
     assert_eq!(fast.tokens.context_tokens, plain.tokens.context_tokens);
     assert!(plain.tokens.speculation.is_empty(), "off drafts nothing: {:?}", plain.tokens.speculation);
@@ -62,16 +55,17 @@ fn greedy_episodes_are_token_identical_with_and_without_prompt_lookup() {
     assert_eq!(fast.tokens.speculation.replays, 0, "a transformer rolls back in place");
 }
 
-/// Several sequences, each drafting for itself, their verify rows in one batch: the same
-/// greedy episodes as the lone engine without speculation, and on batch-invariant kernels the
-/// same sampled ones too. (On other kernels a sampled draw can fall on a rounding difference:
-/// README "Speculative decoding".)
+/// The lone engine (`ask`) and the batched engine (`eval`, `serve`) decode on one shared core, so
+/// the same seed gives the same episode whichever runs it, plainly or with several sequences each
+/// drafting for itself, their verify rows in one batch: greedy on any kernels, and sampled on
+/// batch-invariant ones. (On other kernels a sampled draw can fall on a rounding difference:
+/// docs/speculative-decoding.md.)
 #[test]
-fn the_batched_engine_speculating_plays_the_lone_plain_episode() {
-    let _g = lock();
+fn the_batched_engine_plain_or_speculating_plays_the_lone_plain_episode() {
+    let _g = common::one_at_a_time();
     let model = smollm2();
     let temperature = if sqale::engine::batch_invariant() { 0.6 } else { 0.0 };
-    let settings = Settings { max_episode_tokens: 1000, seed: 21, ..Settings::default() };
+    let settings = Settings { max_episode_tokens: 800, seed: 21, ..Settings::default() };
     let question = "Which warehouse holds the most products?";
     let db = common::demo_db();
     let lone = {
@@ -79,19 +73,29 @@ fn the_batched_engine_speculating_plays_the_lone_plain_episode() {
             Agent::new(Engine::new(&model, options(Speculate::Off, temperature)).unwrap(), settings.clone());
         agent.run(question, &db).unwrap()
     };
-    let mut batched = sqale::batched::BatchedEngine::new(&model, options(Speculate::Lookup, temperature), 2).unwrap();
-    let mut episodes = Vec::new();
-    batched
-        .run(
-            vec![(); 2],
-            |(), generator| Agent::new(generator, settings.clone()).run(question, &db).unwrap(),
-            &mut |ep| episodes.push(ep),
-        )
-        .unwrap();
-    assert_eq!(episodes.len(), 2);
-    for ep in &episodes {
-        assert_eq!(turns(ep), turns(&lone));
-        assert!(ep.tokens.speculation.lookup.steps > 0, "{:?}", ep.tokens.speculation);
+    assert!(!lone.turns.is_empty());
+    let calls = |ep: &Episode| ep.turns.iter().map(|t| t.calls.clone()).collect::<Vec<_>>();
+    for speculate in [Speculate::Off, Speculate::Lookup] {
+        let mut batched = sqale::batched::BatchedEngine::new(&model, options(speculate, temperature), 2).unwrap();
+        let mut episodes = Vec::new();
+        batched
+            .run(
+                vec![(); 2],
+                |(), generator| Agent::new(generator, settings.clone()).run(question, &db).unwrap(),
+                &mut |ep| episodes.push(ep),
+            )
+            .unwrap();
+        assert_eq!(episodes.len(), 2);
+        for ep in &episodes {
+            assert_eq!(turns(ep), turns(&lone), "{speculate:?}: same seed, same episode, lone or batched");
+            assert_eq!(calls(ep), calls(&lone), "{speculate:?}");
+            assert_eq!(ep.tokens.context_tokens, lone.tokens.context_tokens, "{speculate:?}");
+            if speculate == Speculate::Lookup {
+                assert!(ep.tokens.speculation.lookup.steps > 0, "{:?}", ep.tokens.speculation);
+            } else {
+                assert!(ep.tokens.speculation.is_empty(), "{:?}", ep.tokens.speculation);
+            }
+        }
     }
 }
 
@@ -102,6 +106,16 @@ impl DraftSource for Fixed {
     fn draft(&mut self, _context: &[LlamaToken], max: usize) -> Vec<LlamaToken> {
         self.0.iter().copied().take(max).collect()
     }
+}
+
+/// The agent's first turn for `question`, cut before the assistant's opening: the system prompt
+/// and the user turn (an engine keeps them as its prefix snapshot, restored on each `begin`), and
+/// the opening to append (a restored snapshot holds no logits to sample from).
+fn question_turn(question: &str) -> (String, &'static str) {
+    let prompt = Prompt::default();
+    let turn = prompt.first_turn(&prompt.user_turn(question, None).unwrap());
+    let user = turn.strip_suffix(sqale::prompt::ASSISTANT_OPEN).expect("the turn ends with the assistant's opening");
+    (prompt.shared_prefix() + user, sqale::prompt::ASSISTANT_OPEN)
 }
 
 /// Chi-square statistic of two samples over the union of their categories (rare ones pooled).
@@ -149,13 +163,14 @@ fn chi_square_critical(df: usize) -> f64 {
 /// random numbers in another order) fails this.
 #[test]
 fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = smollm2();
-    let prompt = Prompt::default();
-    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
+    // The system prompt and the user turn are one snapshot, restored for each of the 600 draws;
+    // only the assistant's opening is decoded each time, and sampled from.
+    let (head, open) = question_turn("Which table holds the orders?");
     let second_token = |engine: &mut Engine<'_>, seed: u32| -> (i32, Vec<LlamaToken>) {
-        engine.begin(&prompt.shared_prefix(), seed).unwrap();
-        engine.append(&user, usize::MAX).unwrap();
+        engine.begin(&head, seed).unwrap();
+        engine.append(open, usize::MAX).unwrap();
         let start = engine.tokens().len();
         engine.complete(3, &mut |_| {}).unwrap();
         let got = engine.tokens()[start..].to_vec();
@@ -180,7 +195,7 @@ fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
         // The later ones are the same on batch-invariant kernels. On others (llamafile sgemm,
         // repacked weights) a token decoded with others in one batch is rounded differently
         // from the same token decoded alone (0.3 to 0.7 in a logit on this model for some
-        // tokens, 0 for others; README, "Speculative decoding", `examples/batch_probe.rs`),
+        // tokens, 0 for others; docs/speculative-decoding.md, `examples/batch_probe.rs`),
         // so a seed can draw another token: reported, not bounded.
         if sqale::engine::batch_invariant() {
             assert_eq!(same_seed_fast, same_seed_plain, "seed {seed}: batch-invariant kernels, the same tokens");
@@ -201,11 +216,10 @@ fn tokens_sampled_from_verify_rows_follow_plain_decodings_distribution() {
 /// The largest |Δlogit| of the last of `tokens` decoded one at a time against all of them
 /// decoded in one batch, each time after the agent's prompt for a fixed question.
 fn batch_logit_diff(e: &mut Engine<'_>, tokens: &[LlamaToken]) -> f32 {
-    let prompt = Prompt::default();
-    let user = prompt.first_turn(&prompt.user_turn("Which table holds the orders?", None).unwrap());
+    let (head, open) = question_turn("Which table holds the orders?");
     let start = |e: &mut Engine<'_>| {
-        e.begin(&prompt.shared_prefix(), 0).unwrap();
-        e.append(&user, usize::MAX).unwrap();
+        e.begin(&head, 0).unwrap();
+        e.append(open, usize::MAX).unwrap();
     };
     start(e);
     for t in tokens {
@@ -223,7 +237,7 @@ fn batch_logit_diff(e: &mut Engine<'_>, tokens: &[LlamaToken]) -> f32 {
 /// llamafile's sgemm: 0.34 to 0.68 in a logit).
 #[test]
 fn a_batch_invariant_build_gives_a_token_the_same_logits_in_any_batch() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = smollm2();
     let mut e = Engine::new(&model, options(Speculate::Off, 0.0)).unwrap();
     let mut worst = 0.0f32;
@@ -243,10 +257,10 @@ fn a_batch_invariant_build_gives_a_token_the_same_logits_in_any_batch() {
 /// the one plain decoding plays, token for token.
 #[test]
 fn auto_speculation_plays_the_plain_sampled_episode() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = smollm2();
-    let plain = episode(&model, options(Speculate::Off, 0.6), 3, 1200);
-    let auto = episode(&model, options(Speculate::Auto, 0.6), 3, 1200);
+    let plain = episode(&model, options(Speculate::Off, 0.6), 3, 1000);
+    let auto = episode(&model, options(Speculate::Auto, 0.6), 3, 1000);
     assert_eq!(turns(&auto), turns(&plain), "the same seed, the same episode");
     let s = auto.tokens.speculation;
     if sqale::engine::batch_invariant() {
@@ -264,7 +278,7 @@ fn auto_speculation_plays_the_plain_sampled_episode() {
 /// and every oracle draft up to k = 8 is kept (checked in a `sqale bench` process of its own).
 #[test]
 fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_without_it() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
     assert!(tokenizer.join("tokenizer.json").is_file(), "run `bash .ci/fetch-models` first");
@@ -346,7 +360,7 @@ fn tiny_qwen35_variant(dir: &Path, variant: &str) -> PathBuf {
 /// per-token recurrent snapshots) in place, and one beyond it rebuilt from the prompt snapshot.
 #[test]
 fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(tiny_qwen35(dir.path()), &ModelOptions::default()).unwrap();
     assert!(model.is_recurrent_or_hybrid());
@@ -397,7 +411,7 @@ fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
 /// Greedy episodes on the hybrid model: the same with and without prompt lookup.
 #[test]
 fn greedy_episodes_on_a_hybrid_model_are_token_identical_with_prompt_lookup() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(tiny_qwen35(dir.path()), &ModelOptions::default()).unwrap();
     let o =
@@ -414,7 +428,7 @@ fn greedy_episodes_on_a_hybrid_model_are_token_identical_with_prompt_lookup() {
 /// acceptance is not what this checks.
 #[test]
 fn greedy_episodes_with_the_mtp_head_drafting_are_token_identical() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(tiny_qwen35_variant(dir.path(), "tied"), &ModelOptions::default()).unwrap();
     assert!(model.has_mtp_head(), "the converter kept the fixture's head and llama.cpp loaded it");
@@ -436,7 +450,7 @@ fn greedy_episodes_with_the_mtp_head_drafting_are_token_identical() {
 /// the first decode's. (Before, the head's cache kept the old positions and llama.cpp refused.)
 #[test]
 fn a_cleared_engine_with_an_mtp_head_decodes_again() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(tiny_qwen35_variant(dir.path(), "tied"), &ModelOptions::default()).unwrap();
     let o = EngineOptions {
@@ -458,7 +472,7 @@ fn a_cleared_engine_with_an_mtp_head_decodes_again() {
 /// MTP drafting asked of a file without a head, or of several sequences: clear errors.
 #[test]
 fn mtp_without_a_head_or_with_several_sequences_is_a_clear_error() {
-    let _g = lock();
+    let _g = common::one_at_a_time();
     let model = smollm2();
     assert!(!model.has_mtp_head());
     for mode in [Speculate::Mtp, Speculate::Both] {

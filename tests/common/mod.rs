@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use sqale::engine::{Engine, EngineOptions, Model};
 use sqale::generate::Generator;
@@ -20,6 +21,17 @@ pub fn convert_tiny(variant: &str, ty: &str, dir: &Path) -> PathBuf {
     let out = dir.join(format!("tiny-{variant}-{ty}.gguf"));
     convert_checkpoint(&ck, ty, &out);
     out
+}
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Held by every test that runs llama.cpp (in-process or in a `sqale` process it starts), so
+/// that such tests run one at a time within a test binary. Each uses every core: two at once on
+/// a 2-core machine made `tests/eval.rs` take 2.6 times as long as one after the other (llama.cpp's
+/// threads wait on each other at every step). A test that panicked while holding it does not
+/// poison it for the others.
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The test model that `.ci/fetch-models` puts in place. Tests that need it fail (not skip)
