@@ -4,7 +4,7 @@
 #
 #   [CHUNKS=n] benches/kld-vs-llama.sh LLAMA_BIN_DIR TEXT CTX REFERENCE.gguf MODEL.gguf [MODEL.gguf ...]
 #
-# LLAMA_BIN_DIR holds llama-perplexity, built from llama.cpp's sources (README, "Divergence from
+# LLAMA_BIN_DIR holds llama-perplexity, built from llama.cpp's sources (docs/evaluation.md, "Divergence from
 # a reference", has the commands). Both sides score the first CHUNKS (1) chunks of CTX tokens of
 # TEXT (in each, tokens CTX/2+1 .. CTX; llama-perplexity wants 2·CTX tokens of text at least), with
 # an f32 KV cache and flash attention off, on 2 threads.
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 bin=$1 text=$2 ctx=$3 ref=$4
 shift 4
 perplexity="$bin/llama-perplexity"
-[ -x "$perplexity" ] || { echo "no llama-perplexity in $bin: build it (README, \"Divergence from a reference\")" >&2; exit 2; }
+[ -x "$perplexity" ] || { echo "no llama-perplexity in $bin: build it (docs/evaluation.md, \"Divergence from a reference\")" >&2; exit 2; }
 cargo build --release --example kld_vs_llama -q
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT

@@ -2,7 +2,7 @@
 # The agent on inference servers against in-process, in one run: `sqale eval --parallel 1,4,8`
 # in-process, through one llama.cpp server (8 slots, 2 threads) and through two (4 slots,
 # 1 thread each), on the same 8 questions over the demo database; episodes per minute and
-# generated tokens per second of wall-clock time (README, "On a server").
+# generated tokens per second of wall-clock time (docs/remote.md).
 #
 #   benches/remote.sh WORKDIR [MODEL.gguf]
 # The servers are llama.cpp's own (the PyPI wheel xllamacpp that `.ci/fetch-models` installs

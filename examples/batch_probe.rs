@@ -5,7 +5,7 @@
 //! a question, token pairs `[a, b]` once as two one-token batches and once as one two-token
 //! batch, and prints the largest |Δlogit| after `b`. Where it is not 0, no verifier can make
 //! sampled speculative decoding bit-identical to plain decoding: plain decoding itself gives
-//! other logits when its tokens are batched differently (README, "Speculative decoding").
+//! other logits when its tokens are batched differently (docs/speculative-decoding.md).
 
 use llama_cpp_2::token::LlamaToken;
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};

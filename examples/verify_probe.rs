@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example verify_probe -- MODEL.gguf [THREADS]` prints, for verify
 //! batches of 2..=9 rows, the largest |Δlogit| of the last kept row against plain decoding
-//! (README, "Speculative decoding": where llama.cpp's logits depend on the batch).
+//! (docs/speculative-decoding.md: where llama.cpp's logits depend on the batch).
 
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
 use sqale::generate::Generator;

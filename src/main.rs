@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    // Before any thread starts: how llama.cpp's threads wait (see README, "A busy machine").
+    // Before any thread starts: how llama.cpp's threads wait (see docs/backends.md, "A busy machine").
     sqale::engine::apply_thread_defaults();
     // Before anything else runs llama.cpp's kernels: a CPU without the build's SIMD features
     // would otherwise die with an illegal instruction.
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     if !missing.is_empty() {
         eprintln!(
             "error: this build of sqale uses CPU features this CPU lacks ({}). Rebuild for this machine: \
-             RUSTFLAGS='-C target-cpu=x86-64' cargo build --release (see README, \"Backends\").",
+             RUSTFLAGS='-C target-cpu=x86-64' cargo build --release (see docs/backends.md).",
             missing.join(", ")
         );
         return ExitCode::from(2);

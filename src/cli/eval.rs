@@ -65,7 +65,7 @@ pub(super) struct RunArgs {
     /// A full-precision reference (bf16/f16/f32 GGUF): it plays each episode first, and every
     /// `--model` is then teacher-forced along the reference's exact token sequence and its
     /// distributions compared with the reference's at every generated token (KL divergence,
-    /// top-1 agreement; README, "Divergence from a reference").
+    /// top-1 agreement; docs/evaluation.md, "Divergence from a reference").
     #[arg(long)]
     reference: Option<PathBuf>,
     /// The reference on inference servers instead (vLLM, for its `prompt_logprobs`; repeatable):
@@ -114,13 +114,13 @@ pub(super) struct RunArgs {
     #[arg(long, default_value = "full")]
     schema: SchemaCondition,
     /// Episodes run at once, as sequences of one llama.cpp context decoded in shared batches
-    /// (results do not depend on it; see README, "Many episodes at once").
+    /// (results do not depend on it; see docs/evaluation.md, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     parallel: u32,
     /// Speculative decoding: `auto` (prompt lookup, plus the MTP head at `--parallel 1`, where
     /// drafts cannot change a token: on batch-invariant kernels, see `sqale info`; plain
     /// decoding elsewhere), `off`, `lookup` (each sequence for itself), `mtp` or `both`
-    /// (`--parallel 1` only). On other kernels the explicit modes may change tokens (README).
+    /// (`--parallel 1` only). On other kernels the explicit modes may change tokens (docs/speculative-decoding.md).
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks.

@@ -49,7 +49,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     if info.tiled_kernel {
         println!(
             "tiled K-quant kernel: on (batches of {}+ rows of K-quant weights: fast prefill; drafts stop at {} on \
-             such models; {}=0 makes every batch exact: README, \"Exactness\")",
+             such models; {}=0 makes every batch exact: docs/speculative-decoding.md, \"Exactness\")",
             sqale::engine::TILED_MIN_ROWS,
             sqale::engine::TILED_MIN_ROWS - 2,
             sqale::engine::TILED_MM_VAR
@@ -60,7 +60,10 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         (Some(p), Some(from)) => format!(", OMP_WAIT_POLICY={p} (from {from})"),
         _ => String::new(),
     };
-    println!("default threads: {} ({}{policy}; see README, \"A busy machine\")", info.threads_default, t.pool);
+    println!(
+        "default threads: {} ({}{policy}; see docs/backends.md, \"A busy machine\")",
+        info.threads_default, t.pool
+    );
     for d in &info.devices {
         println!(
             "device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free",

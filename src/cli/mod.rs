@@ -120,7 +120,7 @@ pub struct ModelArgs {
     /// Speculative decoding: `auto` (every drafter the file has where drafts cannot change a
     /// token: on batch-invariant kernels, see `sqale info`; plain decoding elsewhere), `off`,
     /// `lookup` (prompt lookup), `mtp` (the model's head) or `both`. On other kernels the
-    /// explicit modes may change tokens where llama.cpp rounds batches differently (README).
+    /// explicit modes may change tokens where llama.cpp rounds batches differently (docs/speculative-decoding.md).
     #[arg(long, default_value_t = Speculate::Auto)]
     speculate: Speculate,
     /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).

@@ -1,6 +1,6 @@
 //! How far a model's distributions are from a reference's along the reference's own agent
 //! episodes: the cost of a quantisation seen token by token, long before execution accuracy
-//! can see it (README, "Divergence from a reference").
+//! can see it (docs/evaluation.md, "Divergence from a reference").
 //!
 //! 1. The reference plays an episode as `eval` always does; a [`Recorder`] keeps its exact
 //!    token sequence ([`Transcript`]): prompt and tool results as text, completions as the ids
@@ -19,7 +19,7 @@
 //!
 //! The reference is compared with its own teacher-forced pass, not with the logits it sampled
 //! from while playing: llama.cpp rounds a token decoded in a batch differently from the same
-//! token decoded alone (README, "Speculative decoding"), and every model must be measured under
+//! token decoded alone (docs/speculative-decoding.md), and every model must be measured under
 //! the same batching for the reference against itself to be exactly 0.
 
 pub mod measure;

@@ -11,7 +11,7 @@
 //!   its kernel by batch shape (a lone query over 512+ cached tokens is split across threads and
 //!   reduced, other shapes are not), so a row's rounding would depend on its batch; the plain
 //!   path rounds a row the same way whatever the batch, and is no slower on CPU at these lengths
-//!   (README, "Many episodes at once");
+//!   (docs/evaluation.md, "Many episodes at once");
 //! - on the CPU backend the KV cache is f32: with f16 K and V, the attention products of four or
 //!   more query rows of one sequence take llama.cpp's tinyBLAS f16 path while one row takes the
 //!   plain dot product, so a verify batch's rows from the fourth on differed from one-token
@@ -146,7 +146,7 @@ impl<'m> Core<'m> {
         }
         // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a
         // snapshot per token for the last `n_rs_seq` tokens so that a rejected draft can be
-        // dropped (README, "Speculative decoding").
+        // dropped (docs/speculative-decoding.md).
         if draft > 0 && model.is_recurrent_or_hybrid() {
             params = params.with_n_rs_seq(draft as u32);
         }

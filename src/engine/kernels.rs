@@ -1,7 +1,7 @@
 //! Which of llama.cpp's CPU kernels run, and whether a token's logits depend on its batch.
 //!
 //! Speculative decoding is exact only if a token decoded in a verify batch gets bit for bit the
-//! logits it gets decoded alone (README, "Speculative decoding"). Most of llama.cpp's CPU matrix
+//! logits it gets decoded alone (docs/speculative-decoding.md). Most of llama.cpp's CPU matrix
 //! products compute each output element as one dot product over the same data in the same order,
 //! whatever the batch; a few kernels take over from some batch size and round differently:
 //!
@@ -18,7 +18,7 @@
 //! engine keeps drafts short enough on a model with such weights ([`tiled_kernel_on`],
 //! [`super::Model::has_tiled_weights`]). `GGML_CPU_TILED_MM=0` makes every batch invariant, for
 //! `eval --parallel` and `sqale serve` to play exactly the lone episodes of a K-quant model
-//! (README, "Exactness").
+//! (docs/speculative-decoding.md, "Exactness").
 
 /// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch,
 /// by their names in llama.cpp's system report.
@@ -76,7 +76,7 @@ fn variance(gpu_backends: &str, kernels: &[String]) -> Option<String> {
     }
     if let Some(k) = batch_shaped(kernels) {
         return Some(format!(
-            "llama.cpp was built with {k}; build with GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF (README, \"Speculative decoding\")"
+            "llama.cpp was built with {k}; build with GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF (docs/speculative-decoding.md)"
         ));
     }
     None

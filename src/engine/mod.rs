@@ -180,7 +180,7 @@ impl EngineOptions {
     /// one-token decoding's. Elsewhere llama.cpp rounds a token decoded in a batch with others
     /// differently from the same token decoded alone, a verify batch can change a greedy or
     /// sampled token, and with the planner's timing-driven draft lengths even a rerun can
-    /// differ (README, "Speculative decoding"), so `auto` decodes plainly. An explicit mode is
+    /// differ (docs/speculative-decoding.md), so `auto` decodes plainly. An explicit mode is
     /// kept, and a replay of known text (`sqale bench`), where drafts change nothing, maps
     /// `auto` itself.
     pub fn speculation(&self) -> Speculate {

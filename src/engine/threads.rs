@@ -5,7 +5,7 @@
 //! spins, `PASSIVE` sleeps in the kernel, unset spins for a while first. On an idle machine
 //! spinning wins a little; on a busy one (a Pi running its owner's services, a laptop in use) a
 //! spinning worker burns the time slice its late partner needs, and decoding collapses.
-//! Measured in the README's "A busy machine" (`sqale bench --busy 2`), which is why sqale sets
+//! Measured in the "A busy machine" in docs/backends.md (`sqale bench --busy 2`), which is why sqale sets
 //! [`OMP_WAIT_POLICY_DEFAULT`] unless the environment says otherwise.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn synthetic_qwen35_2b_at_16k_matches_llama_cpp() {
-        // README, "Memory": llama.cpp reports 192.00 MiB of KV cache and 19.27 MiB of recurrent
+        // docs/memory.md: llama.cpp reports 192.00 MiB of KV cache and 19.27 MiB of recurrent
         // state for it at 16,384 tokens; 6 of its 24 layers are full attention.
         let meta = qwen35_2b_metadata();
         let shape = Shape::from_metadata(&|k| meta.get(k).cloned(), false, true);

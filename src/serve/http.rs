@@ -82,7 +82,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/", get(page))
         .route("/health", get(health))
         .merge(api)
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint: see the README's API section") })
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint: see docs/service.md, \"The HTTP API\"") })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here") })
         .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {

@@ -15,8 +15,7 @@
 //! episode; the probe refreshes both the cost curve and the acceptance.
 
 /// The prior relative cost of one extra row in a verify batch, before anything is measured
-/// (two x86 cores: 0.24 to 0.5 of a single step for the models here; README, "Speculative
-/// decoding").
+/// (two x86 cores: 0.24 to 0.5 of a single step for the models here; docs/measurements.md).
 const PRIOR_ROW_COST: f64 = 0.35;
 
 /// Weight of a new measurement in the running averages.
@@ -247,7 +246,7 @@ mod tests {
 
     #[test]
     fn drafts_follow_the_cost_curve_and_the_acceptance() {
-        // The synthetic 2B's measured curve (README): 2 rows 1.24, 4 rows 2.06, 8 rows 4.3.
+        // The synthetic 2B's measured curve (docs/measurements.md): 2 rows 1.24, 4 rows 2.06, 8 rows 4.3.
         let steep = measured(&[1.0, 1.24, 1.65, 2.06, 2.6, 3.1, 3.7, 4.3, 4.6]);
         // A GPU-like flat curve.
         let flat = measured(&[1.0, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08]);

@@ -7,8 +7,7 @@
 //! with the conversation's own sampler in order, keeps drafts while they equal the sampled
 //! token, and rolls the rest back. The sampler sees the same logits and draws its random numbers
 //! in the same order as plain decoding, so speculation changes speed, never which answers are
-//! possible (where llama.cpp's logits for a row do not depend on its batch: README,
-//! "Speculative decoding").
+//! possible (where llama.cpp's logits for a row do not depend on its batch: docs/speculative-decoding.md).
 //!
 //! This module holds what is independent of llama.cpp: the drafting modes, prompt lookup
 //! ([`lookup`]), the draft-length planner ([`adapt`]) and the counters an episode reports.
