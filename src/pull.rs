@@ -40,6 +40,7 @@ struct RegistryFile {
 
 /// Errors of the registry and of pulling.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PullError {
     /// The embedded registry is malformed (a build problem).
     #[error("models/registry.toml is invalid: {0}")]
@@ -87,6 +88,19 @@ pub enum PullError {
         #[source]
         source: Box<PullError>,
     },
+    /// A repository id or revision that the Hub would not accept, refused before any path is
+    /// made from it.
+    #[error("{what} {value:?} is not valid: {why}. {hint}")]
+    BadName {
+        /// "repository id" or "revision".
+        what: &'static str,
+        /// What was given.
+        value: String,
+        /// The rule it breaks.
+        why: &'static str,
+        /// What a valid one looks like.
+        hint: &'static str,
+    },
     /// Conversion failed.
     #[error(transparent)]
     Convert(#[from] sqale_convert::ConvertError),
@@ -108,25 +122,91 @@ pub fn registry() -> Result<(Vec<Entry>, String), PullError> {
 }
 
 /// An alias or a repository id (`org/name`, optionally `@revision`) → an entry. Unknown
-/// repositories are allowed and get the default type.
+/// repositories are allowed and get the default type. A repository id and a revision become
+/// folders of the cache ([`model_dir`]), so both are checked as the Hub checks them first.
 pub fn resolve(name: &str) -> Result<Entry, PullError> {
     let (models, _) = registry()?;
     let (id, rev) = match name.split_once('@') {
         Some((i, r)) => (i, Some(r)),
         None => (name, None),
     };
-    let mut e = models.iter().find(|m| m.alias == id || m.repo == id).cloned().unwrap_or_else(|| Entry {
-        alias: id.to_string(),
-        repo: id.to_string(),
-        revision: "main".into(),
-        default_type: "q4_k_m".into(),
-        description: String::new(),
-        mtp_from: None,
-    });
+    let mut e = match models.iter().find(|m| m.alias == id || m.repo == id) {
+        Some(m) => m.clone(),
+        None => {
+            check_repo_id(id)?;
+            Entry {
+                alias: id.to_string(),
+                repo: id.to_string(),
+                revision: "main".into(),
+                default_type: "q4_k_m".into(),
+                description: String::new(),
+                mtp_from: None,
+            }
+        }
+    };
     if let Some(r) = rev {
+        check_revision(r)?;
         e.revision = r.to_string();
     }
     Ok(e)
+}
+
+/// A repository id as the Hub accepts it (huggingface_hub's `validate_repo_id`): `name` or
+/// `org/name`, each part of letters, digits, `-`, `_` and `.`, not starting or ending with `-` or
+/// `.`, without `--` or `..`, the name at most 96 characters.
+fn check_repo_id(id: &str) -> Result<(), PullError> {
+    let bad = |why| {
+        PullError::BadName {
+        what: "repository id",
+        value: id.to_string(),
+        why,
+        hint: "Give a registry alias (`sqale pull` lists them) or a Hugging Face id such as trl-lab/qwen3.5-2b-grpo-synsql",
+    }
+    };
+    let parts: Vec<&str> = id.split('/').collect();
+    if parts.len() > 2 {
+        return Err(bad("it has more than one '/'"));
+    }
+    for part in parts {
+        if part.is_empty() || part.len() > 96 {
+            return Err(bad("each part is 1 to 96 characters"));
+        }
+        if !part.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            return Err(bad("only letters, digits, '-', '_' and '.' may appear"));
+        }
+        if part.starts_with(['-', '.']) || part.ends_with(['-', '.']) {
+            return Err(bad("a part may not start or end with '-' or '.'"));
+        }
+        if part.contains("--") || part.contains("..") {
+            return Err(bad("'--' and '..' may not appear"));
+        }
+    }
+    Ok(())
+}
+
+/// A revision as the Hub accepts it: a branch, a tag (git's ref-name rules), or a commit hash.
+/// It may hold `/` (`refs/pr/1`), but no empty, `.` or `..` part, so that the cache folder made
+/// from it stays inside the model's folder.
+fn check_revision(rev: &str) -> Result<(), PullError> {
+    let bad = |why| PullError::BadName {
+        what: "revision",
+        value: rev.to_string(),
+        why,
+        hint: "Give a branch, a tag or a commit hash after '@', e.g. org/name@main",
+    };
+    if rev.is_empty() || rev.len() > 255 {
+        return Err(bad("it is 1 to 255 characters"));
+    }
+    if !rev.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+        return Err(bad("only letters, digits, '-', '_', '.' and '/' may appear"));
+    }
+    if rev.split('/').any(|p| p.is_empty() || p == "." || p == ".." || p.starts_with('.') || p.ends_with(".lock")) {
+        return Err(bad("no part of it may be empty, start with '.' or end with '.lock'"));
+    }
+    if rev.contains("..") {
+        return Err(bad("'..' may not appear"));
+    }
+    Ok(())
 }
 
 /// The default model's entry.
@@ -434,4 +514,37 @@ pub fn install(
     crate::atomic::write(&mpath, serde_json::to_string_pretty(&manifest).unwrap_or_default())
         .map_err(|err| PullError::Io { path: mpath.clone(), source: err })?;
     Ok((gguf, manifest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_ids_and_revisions_are_checked_as_the_hub_does() {
+        for ok in ["synsql", "trl-lab/qwen3.5-2b-grpo-synsql", "Qwen/Qwen3.5-2B", "gpt2", "a_b/c.d"] {
+            assert!(resolve(ok).is_ok(), "{ok}");
+        }
+        for rev in ["main", "v1.0", "refs/pr/1", "0123456789abcdef0123456789abcdef01234567"] {
+            assert_eq!(resolve(&format!("synsql@{rev}")).unwrap().revision, rev);
+        }
+        for bad in ["../x", "a/b/c", "org/../name", "/abs", "org/", "-org/name", "org/name.", "a--b/c", "o rg/n", ""] {
+            let err = resolve(bad).expect_err(bad);
+            assert!(matches!(err, PullError::BadName { what: "repository id", .. }), "{bad}: {err}");
+        }
+        for bad in ["../../x", "..", "main/../..", "/etc", "a//b", ".hidden", "x.lock", "a b", "", "ref@{1}"] {
+            let err = resolve(&format!("org/name@{bad}")).expect_err(bad);
+            assert!(matches!(err, PullError::BadName { what: "revision", .. }), "{bad}: {err}");
+            let msg = err.to_string();
+            assert!(msg.contains("revision") && msg.contains("org/name@main"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_checked_entry_stays_inside_the_cache() {
+        let root = crate::demo::cache_dir().join("sqale/models");
+        let e = resolve("org/name@refs/pr/1").unwrap();
+        let dir = model_dir(&e);
+        assert!(dir.starts_with(&root) && dir.components().all(|c| c != std::path::Component::ParentDir));
+    }
 }

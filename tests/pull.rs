@@ -56,6 +56,25 @@ fn offline_without_a_cached_model_says_what_to_do() {
     assert!(err.contains("HF_HUB_OFFLINE") && err.contains("--model"), "{err}");
 }
 
+/// A repository id or revision that would leave the cache is refused before any path is made.
+#[test]
+fn bad_repository_ids_and_revisions_are_refused_before_any_path() {
+    let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (name, what) in [
+        ("trl-lab/qwen3.5-2b-grpo-synsql@../../x", "revision \"../../x\" is not valid"),
+        ("../../etc/name", "repository id \"../../etc/name\" is not valid"),
+        ("org/name@/tmp/x", "revision \"/tmp/x\" is not valid"),
+    ] {
+        let out = sqale(hf.path(), cache.path(), &["pull", name]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(what), "{name}: {err}");
+        assert_eq!(err.matches(what).count(), 1, "said once: {err}");
+    }
+    assert!(common::dir_listing(cache.path()).is_empty(), "nothing made in the cache");
+    assert!(common::dir_listing(hf.path()).is_empty(), "nothing made in the Hugging Face cache");
+}
+
 #[test]
 fn pull_converts_from_the_cache_records_checksums_and_ask_uses_it() {
     let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
