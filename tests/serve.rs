@@ -76,6 +76,13 @@ fn ask_stream_databases_health_metrics_and_bad_input() {
     assert_eq!(health["status"], "ok");
     assert_eq!(health["service"]["slots"], 2);
     assert_eq!(health["service"]["ctx"], 2048);
+    // /health needs no key: it names the model by its file name, never by the server's folders.
+    assert_eq!(health["service"]["model"], "SmolLM2-135M-Instruct.Q4_1.gguf", "{body}");
+    let models = common::test_model();
+    let folder = models.parent().unwrap().to_str().unwrap();
+    assert!(!body.contains(folder), "the model's folder is not shown: {body}");
+    let (_, metrics) = get(&format!("{}/metrics", s.url), None);
+    assert!(!metrics.contains(folder), "nor in the metrics: {metrics}");
 
     let (status, body) = get(&format!("{}/v1/databases", s.url), None);
     assert_eq!(status, 200);
@@ -98,6 +105,8 @@ fn ask_stream_databases_health_metrics_and_bad_input() {
     assert_eq!(ep["seed"], 7);
     assert_eq!(answer["ctx"], 2048);
     assert!(!r.body.contains(dir.path().to_str().unwrap()), "the answer shows no file path");
+    assert!(!r.body.contains(folder), "nor the model's folder");
+    assert_eq!(answer["model"], "SmolLM2-135M-Instruct.Q4_1.gguf");
     assert_eq!(ep["ended_by"], "submit_sql", "{}", r.body);
     assert_eq!(ep["sql"], sql);
     // The answer's rows, as SQLite gives them.

@@ -47,7 +47,7 @@ pub struct ServiceOptions {
 /// What the service runs: reported by `/health` and in every answer.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ServiceInfo {
-    /// The model file.
+    /// The model file's name (never its folder).
     pub model: String,
     /// Context tokens of one sequence: the most an episode may hold.
     pub ctx: usize,
@@ -98,6 +98,7 @@ pub enum Update {
 
 /// Why an accepted request got no answer.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum EpisodeError {
     /// The episode ran past the time limit.
     #[error("the episode ran past the time limit of {0} s (the server's --episode-timeout)")]
@@ -118,6 +119,7 @@ pub enum EpisodeError {
 
 /// Why a request was not accepted.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum SubmitError {
     /// Every sequence is busy and the queue is full.
     #[error("all {slots} sequences are busy and {queue} requests are waiting: try again in about {retry_after} s")]
@@ -139,6 +141,7 @@ pub enum SubmitError {
 
 /// Why a service could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StartError {
     /// The model or the context could not be made.
     #[error(transparent)]
@@ -243,7 +246,12 @@ impl Service {
                     }
                 };
                 let info = ServiceInfo {
-                    model: model.path().display().to_string(),
+                    // The file's name alone: /health answers without an API key, and a path
+                    // would show the server's folders.
+                    model: model
+                        .path()
+                        .file_name()
+                        .map_or_else(|| model.path().display().to_string(), |n| n.to_string_lossy().into_owned()),
                     ctx: batched.context_per_sequence(),
                     slots,
                     queue,
