@@ -134,6 +134,30 @@ fn ask_json_reports_the_whole_episode() {
     assert_eq!(common::sha256(&db), before);
 }
 
+/// A budget smaller than the prompt: a clear error naming the fix, each cause said once (the
+/// evaluation's error says its cause and also hands it on as its source).
+#[test]
+fn a_budget_below_the_prompt_is_one_clear_error() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/eval-fixture.jsonl");
+    let ask = ["ask".to_string(), "How many orders?".into()];
+    let eval = ["eval", "--bench", bench.to_str().unwrap(), "--limit", "1", "-o", dir.path().to_str().unwrap()]
+        .map(String::from);
+    for command in [&ask[..], &eval[..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
+            .args(command)
+            .args(["--max-episode-tokens", "300", "--model"])
+            .arg(common::test_model())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches("the prompt alone needs").count(), 1, "{command:?}: {err}");
+        assert!(err.contains("more than the episode budget of 300"), "{command:?}: {err}");
+    }
+}
+
 /// A damaged model file is refused by sqale's own GGUF reader with the byte that is wrong,
 /// before llama.cpp (which aborts on some malformed files) sees it.
 #[test]

@@ -301,7 +301,7 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
             _ => None,
         }
     } else if let Some(sqale::pull::PullError::NotCached { .. }) = e.downcast_ref() {
-        Some("or pass --model with a local GGUF file")
+        Some("--model takes one")
     } else if let Some(sqale::pull::PullError::MtpBase { .. }) = e.downcast_ref() {
         Some("pass --no-mtp to pull it without a head")
     } else if let Some(err) = e.downcast_ref::<EnvError>() {
@@ -318,9 +318,27 @@ fn with_flag_hint(e: anyhow::Error) -> anyhow::Error {
         None
     };
     match hint {
-        Some(h) => anyhow::anyhow!("{e:#} ({h})"),
+        Some(h) => anyhow::anyhow!("{} ({h})", error_text(&e)),
         None => e,
     }
+}
+
+/// An error and its causes on one line, as `{:#}` writes them, but each message once: many of
+/// the library's errors say their cause in their own message and also hand it on as their
+/// source, and a cause already said is not said again.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let msg = cause.to_string();
+        if msg.is_empty() || out.contains(&msg) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&msg);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -337,5 +355,36 @@ mod tests {
         assert!(e.to_string().contains("--max-episode-tokens"), "{e}");
         let plain = with_flag_hint(anyhow::anyhow!("something else"));
         assert_eq!(plain.to_string(), "something else");
+    }
+
+    /// A library error that says its cause and also hands it on as its source.
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading the bench: {source}")]
+    struct SaysItsSource {
+        #[source]
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        let io = std::io::Error::other("disk on fire");
+        let e = anyhow::Error::from(SaysItsSource { source: io }).context("eval failed");
+        assert_eq!(error_text(&e), "eval failed: reading the bench: disk on fire");
+        assert_eq!(format!("{e:#}"), "eval failed: reading the bench: disk on fire: disk on fire", "what {{:#}} says");
+        let e = with_flag_hint(sqale::agent::AgentError::PromptTooLong { needed: 481, budget: 300 }.into());
+        let text = error_text(&e);
+        assert_eq!(text.matches("the prompt alone needs 481 tokens").count(), 1, "{text}");
+        let e = with_flag_hint(
+            sqale::pull::PullError::NotCached {
+                repo: "org/m".into(),
+                alias: "m".into(),
+                cache: "/c".into(),
+                why: "HF_HUB_OFFLINE is set".into(),
+            }
+            .into(),
+        );
+        let text = error_text(&e);
+        assert_eq!(text.matches("local GGUF file").count(), 1, "{text}");
+        assert!(text.contains("--model"), "{text}");
     }
 }
