@@ -176,6 +176,7 @@ pub struct Episode {
 
 /// Why an episode could not run at all. Anything the model does is part of the episode instead.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AgentError {
     /// The database could not be opened.
     #[error(transparent)]

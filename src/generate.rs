@@ -67,6 +67,7 @@ pub struct TurnCache {
 
 /// Errors from a generator.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// Appending would overflow the context window.
     #[error("context full: {needed} tokens needed, {capacity} available")]

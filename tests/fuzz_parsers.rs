@@ -589,6 +589,7 @@ proptest! {
                 prop_assert!(line >= 1 && line <= lines, "line {} of {}", line, lines);
                 prop_assert!(!reason.is_empty());
             }
+            Err(e) => prop_assert!(false, "an error of another kind: {}", e),
         }
     }
 

@@ -272,6 +272,7 @@ fn check_plan(metadata: &[(String, Value)], tensors: &[TensorInfo]) -> Result<()
 
 /// Why a GGUF file could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError<E> {
     /// The plan is one llama.cpp could not read (a bug in the caller, never user input).
     #[error("the GGUF plan is invalid: {0}")]
@@ -560,6 +561,7 @@ impl GgufHeader {
 
 /// Why a GGUF header could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The file could not be opened or read.
     #[error("{path}: {source}")]

@@ -4,7 +4,7 @@
 //!
 //! Independent of the sqale runtime: it reads a checkpoint folder and writes a file.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod atomic;
 pub mod checkpoint;
@@ -31,6 +31,7 @@ use qwen35::{Hparams, Transform};
 
 /// Why a conversion failed. Every variant names the problem and what to do about it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConvertError {
     /// The folder is not a checkpoint.
     #[error("{dir} is not a Hugging Face checkpoint folder: {reason}")]

@@ -33,6 +33,7 @@ use crate::prompt::PromptError;
 /// Why a benchmark could not run. Messages name what failed; the cause is the error's
 /// [`source`](std::error::Error::source) (print the chain, e.g. anyhow's `{:#}`).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BenchError {
     /// The engine could not decode.
     #[error(transparent)]

@@ -43,6 +43,7 @@ pub use transcript::{Piece, Recorder, Transcript};
 
 /// Errors of a divergence run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DivergenceError {
     /// The model cannot be compared with the reference at all.
     #[error("{model} cannot be compared with the reference {reference}: {why}")]

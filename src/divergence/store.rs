@@ -28,6 +28,7 @@ pub struct RefEpisode {
 
 /// Why a reference file could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The file could not be read or written.
     #[error("{path}: {source}")]

@@ -41,6 +41,7 @@ use crate::speculate::{Drafter, Speculate};
 
 /// Errors from loading a model or creating a context.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EngineError {
     /// No file at the path.
     #[error("model file not found: {0}")]

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 /// Why a database could not be opened as an environment.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EnvError {
     /// The path names no file.
     #[error("database not found: {0}")]
@@ -35,6 +36,7 @@ pub enum EnvError {
 /// Why a tool call or a query failed. Its text (after `Error: `) is what the model is shown:
 /// each says what was wrong and, where there is one, what to do instead.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// `args` was not a JSON object.
     #[error("args must be a JSON object, got {0}")]

@@ -163,6 +163,7 @@ pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a gold query gave no result.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GoldError {
     /// Its database could not be opened.
     #[error("{0}")]
@@ -490,6 +491,7 @@ pub fn string_literals(sql: &str) -> Vec<String> {
 
 /// Why an evaluation stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EvalError {
     /// The results could not be written.
     #[error("{path}: {source}")]

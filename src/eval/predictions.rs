@@ -10,6 +10,7 @@ use crate::env::Limits;
 
 /// Why predictions could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PredictionsError {
     /// The file could not be read.
     #[error("reading {path}: {source}")]

@@ -35,6 +35,7 @@ pub fn normalize_id(id: &serde_json::Value) -> String {
 
 /// Why a benchmark could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SourceError {
     /// A file could not be read.
     #[error("{path}: {source}")]

@@ -113,6 +113,7 @@ pub struct Reports {
 
 /// Why a results folder could not be read or written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResultsError {
     /// A file or folder could not be written or read.
     #[error("{path}: {source}")]

@@ -44,6 +44,7 @@ impl Default for Phrasing {
 
 /// Why a phrasing could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PhrasingError {
     /// `0`: phrasings are numbered from 1.
     #[error("phrasings are numbered from 1 (1-8)")]
@@ -291,6 +292,7 @@ fn build_databases(
 
 /// Why a SQaLe database could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The cache folder could not be written.
     #[error("writing {path}: {source}")]

@@ -67,6 +67,7 @@ pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a copy could not be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SubsetError {
     /// Reading the source database failed.
     #[error("{path}: {source}")]

@@ -53,6 +53,7 @@ pub enum LimitReason {
 
 /// Why a prompt file could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PromptError {
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]

@@ -10,6 +10,7 @@
 
 /// Why a constant could not be read.
 #[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
 pub enum PyLiteralError {
     /// No top-level `NAME = ...` assignment.
     #[error("no top-level assignment `{0} = ...` found")]

@@ -53,6 +53,7 @@ impl Default for PoolOptions {
 
 /// Why the servers can't be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoolError {
     /// No server was given.
     #[error("no server given: pass --server URL")]

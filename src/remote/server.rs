@@ -49,6 +49,7 @@ impl std::str::FromStr for ServerKind {
 
 /// What went wrong talking to a server.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RemoteError {
     /// Nothing answered (connection refused, DNS, reset before a response).
     #[error("{url}: cannot connect: {message}")]

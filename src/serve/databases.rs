@@ -16,6 +16,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 
 /// Why a `--db` could not be served.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DatabaseError {
     /// `--db` was not `NAME=PATH`.
     #[error("--db {0:?} is not NAME=PATH (e.g. --db shop=/data/shop.sqlite)")]
