@@ -155,14 +155,9 @@ pub fn resolve(name: &str) -> Result<Entry, PullError> {
 /// `org/name`, each part of letters, digits, `-`, `_` and `.`, not starting or ending with `-` or
 /// `.`, without `--` or `..`, the name at most 96 characters.
 fn check_repo_id(id: &str) -> Result<(), PullError> {
-    let bad = |why| {
-        PullError::BadName {
-        what: "repository id",
-        value: id.to_string(),
-        why,
-        hint: "Give a registry alias (`sqale pull` lists them) or a Hugging Face id such as trl-lab/qwen3.5-2b-grpo-synsql",
-    }
-    };
+    const HINT: &str =
+        "Give a registry alias (`sqale pull` lists them) or a Hugging Face id such as trl-lab/qwen3.5-2b-grpo-synsql";
+    let bad = |why| PullError::BadName { what: "repository id", value: id.to_string(), why, hint: HINT };
     let parts: Vec<&str> = id.split('/').collect();
     if parts.len() > 2 {
         return Err(bad("it has more than one '/'"));
@@ -188,19 +183,15 @@ fn check_repo_id(id: &str) -> Result<(), PullError> {
 /// It may hold `/` (`refs/pr/1`), but no empty, `.` or `..` part, so that the cache folder made
 /// from it stays inside the model's folder.
 fn check_revision(rev: &str) -> Result<(), PullError> {
-    let bad = |why| PullError::BadName {
-        what: "revision",
-        value: rev.to_string(),
-        why,
-        hint: "Give a branch, a tag or a commit hash after '@', e.g. org/name@main",
-    };
+    const HINT: &str = "Give a branch, a tag or a commit hash after '@', e.g. org/name@main";
+    let bad = |why| PullError::BadName { what: "revision", value: rev.to_string(), why, hint: HINT };
     if rev.is_empty() || rev.len() > 255 {
         return Err(bad("it is 1 to 255 characters"));
     }
     if !rev.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
         return Err(bad("only letters, digits, '-', '_', '.' and '/' may appear"));
     }
-    if rev.split('/').any(|p| p.is_empty() || p == "." || p == ".." || p.starts_with('.') || p.ends_with(".lock")) {
+    if rev.split('/').any(|p| p.is_empty() || p.starts_with('.') || p.ends_with(".lock")) {
         return Err(bad("no part of it may be empty, start with '.' or end with '.lock'"));
     }
     if rev.contains("..") {
