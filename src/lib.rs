@@ -4,8 +4,8 @@
 //! testing a query and submitting it. This crate runs that loop on-device:
 //!
 //! - [`env`]: the SQLite environment, the eight tools over a database nothing can change;
-//! - [`engine`]: llama.cpp in-process, a conversation as one token sequence decoded once;
-//! - [`batched`]: several conversations in one context, decoded in shared batches;
+//! - [`engine`]: llama.cpp in-process, a conversation as one token sequence decoded once, or
+//!   several conversations in one context, decoded in shared batches;
 //! - [`generate`]: the generation trait between the two halves, and a scripted test double;
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
 //! - [`speculate`]: drafters and the draft-length planner for speculative decoding;
@@ -28,7 +28,6 @@
 #![deny(missing_docs)]
 
 pub mod agent;
-pub mod batched;
 pub mod bench;
 pub mod cpu;
 pub mod defaults;

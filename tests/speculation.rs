@@ -76,7 +76,7 @@ fn the_batched_engine_plain_or_speculating_plays_the_lone_plain_episode() {
     assert!(!lone.turns.is_empty());
     let calls = |ep: &Episode| ep.turns.iter().map(|t| t.calls.clone()).collect::<Vec<_>>();
     for speculate in [Speculate::Off, Speculate::Lookup] {
-        let mut batched = sqale::batched::BatchedEngine::new(&model, options(speculate, temperature), 2).unwrap();
+        let mut batched = sqale::engine::BatchedEngine::new(&model, options(speculate, temperature), 2).unwrap();
         let mut episodes = Vec::new();
         batched
             .run(
@@ -485,11 +485,11 @@ fn mtp_without_a_head_or_with_several_sequences_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let tiny = Model::load(tiny_qwen35_variant(dir.path(), "tied"), &ModelOptions::default()).unwrap();
     let o = EngineOptions { ctx: 2048, speculate: Speculate::Mtp, ..EngineOptions::default() };
-    let err = sqale::batched::BatchedEngine::new(&tiny, o.clone(), 2).err().expect("refused");
+    let err = sqale::engine::BatchedEngine::new(&tiny, o.clone(), 2).err().expect("refused");
     assert!(err.to_string().contains("prompt lookup only"), "{err}");
     // `auto` with several sequences is fine too (lookup per sequence at most: no head needed).
     let auto = EngineOptions { speculate: Speculate::Auto, ..o };
-    assert!(sqale::batched::BatchedEngine::new(&tiny, auto, 2).is_ok());
+    assert!(sqale::engine::BatchedEngine::new(&tiny, auto, 2).is_ok());
     // A head left unloaded can't draft.
     let skipped = Model::load(tiny.path(), &ModelOptions { skip_mtp: true, ..Default::default() }).unwrap();
     assert!(!skipped.has_mtp_head());

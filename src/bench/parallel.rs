@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::BenchError;
 use crate::agent::Settings;
-use crate::batched::BatchedEngine;
+use crate::engine::BatchedEngine;
 use crate::engine::{EngineOptions, Model};
 use crate::env::Limits;
 use crate::eval::Question;

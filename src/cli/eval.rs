@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::agent::Settings;
-use sqale::batched::BatchedEngine;
+use sqale::engine::BatchedEngine;
 use sqale::defaults;
 use sqale::eval::results::{self, ModelEntry, Reports, ResultsDir, RunStats};
 use sqale::eval::sqale::Phrasing;

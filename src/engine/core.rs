@@ -1,7 +1,7 @@
 //! The decode core both engines share: a llama.cpp context of one or more sequences, decoded in
 //! batches, with the system-turn snapshot and the stop tokens.
 //!
-//! [`super::Engine`] runs one conversation on it; [`crate::batched::BatchedEngine`] runs several,
+//! [`super::Engine`] runs one conversation on it; [`crate::engine::BatchedEngine`] runs several,
 //! one per sequence. Everything that decides what a sequence's logits are lives here, so the two
 //! cannot drift apart:
 //! - each sequence has `ctx` tokens of KV cache of its own (llama.cpp's non-unified cache), so its
@@ -108,7 +108,16 @@ pub(crate) struct Core<'m> {
     stops: Vec<LlamaToken>,
     /// Seconds per decode step by rows, for sizing drafts.
     cost: CostCurve,
+    /// Batches decoded so far, and after how many every later decode fails
+    /// ([`FAIL_DECODE_AFTER_VAR`]).
+    decodes: usize,
+    fail_decode_after: Option<usize>,
 }
+
+/// Fault injection for tests of what runs above the engine (a service, a supervisor): when set
+/// to `N`, every llama.cpp decode after the first `N` batches of a context fails, as a decode
+/// that runs out of device memory would.
+pub const FAIL_DECODE_AFTER_VAR: &str = "SQALE_FAIL_DECODE_AFTER";
 
 impl<'m> Core<'m> {
     /// A context of `seqs` sequences of `options.ctx` tokens each.
@@ -180,6 +189,8 @@ impl<'m> Core<'m> {
             stops: model.stop_tokens(),
             cost: CostCurve::new(rows.max(1)),
             options,
+            decodes: 0,
+            fail_decode_after: std::env::var(FAIL_DECODE_AFTER_VAR).ok().and_then(|v| v.trim().parse().ok()),
         })
     }
 
@@ -239,6 +250,18 @@ impl<'m> Core<'m> {
         }
     }
 
+    /// Decodes the batch as it stands.
+    fn decode_batch(&mut self) -> Result<(), GenerateError> {
+        self.decodes += 1;
+        if self.fail_decode_after.is_some_and(|n| self.decodes > n) {
+            return Err(GenerateError::Backend(format!(
+                "decode failed: injected after {} batches ({FAIL_DECODE_AFTER_VAR})",
+                self.decodes - 1
+            )));
+        }
+        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))
+    }
+
     /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos`, alone in
     /// one batch; returns the index of the last token's logits.
     pub(crate) fn decode_chunk(&mut self, seq: usize, pos: usize, tokens: &[LlamaToken]) -> Result<i32, GenerateError> {
@@ -248,7 +271,7 @@ impl<'m> Core<'m> {
                 .add(t, (pos + k) as i32, &[seq as i32], k + 1 == tokens.len())
                 .map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.decode_batch()?;
         self.mtp_process()?;
         Ok(tokens.len() as i32 - 1)
     }
@@ -267,7 +290,7 @@ impl<'m> Core<'m> {
         for (k, (&t, &m)) in tokens.iter().zip(marks).enumerate() {
             self.batch.add(t, (pos + k) as i32, &[seq as i32], m).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.decode_batch()?;
         self.ctx.get_mut().synchronize();
         Ok(())
     }
@@ -303,7 +326,7 @@ impl<'m> Core<'m> {
         for &(seq, pos, token) in rows {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))?;
+        self.decode_batch()?;
         self.ctx.get_mut().synchronize();
         self.cost.record(rows.len(), started.elapsed().as_secs_f64());
         Ok(())

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
-use crate::batched::{BatchedEngine, SlotGenerator};
+use crate::engine::{BatchedEngine, SequenceGenerator};
 use crate::env::{Environment, Limits, Rows};
 use crate::generate::{GenerateError, Generator};
 use crate::tools::Tool;
@@ -373,7 +373,7 @@ fn run_inner(
     let (mut out, runnable) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
     let gold: &GoldCache = gold;
     let record = transcripts.is_some();
-    let work = |q: &Question, gen: &mut SlotGenerator<'_>| {
+    let work = |q: &Question, gen: &mut SequenceGenerator<'_>| {
         if !record {
             return (play(gen, settings, model, q, seed, gold), None);
         }

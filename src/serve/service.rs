@@ -26,7 +26,7 @@ use super::databases::Database;
 use super::events::{preview, Answer, EpisodeEvent, EventMapper};
 use super::metrics::{Failure, Metrics, Refusal};
 use crate::agent::{Agent, AgentError, Settings};
-use crate::batched::{BatchedEngine, SlotGenerator};
+use crate::engine::{BatchedEngine, SequenceGenerator};
 use crate::engine::{EngineError, EngineOptions, Model, ModelOptions};
 use crate::generate::GenerateError;
 
@@ -262,7 +262,7 @@ impl Service {
                     top_k: engine.top_k,
                 };
                 let _ = ready_tx.send(Ok(info.clone()));
-                let work = |job: Job, gen: &mut SlotGenerator<'_>| {
+                let work = |job: Job, gen: &mut SequenceGenerator<'_>| {
                     run_job(job, gen, &thread_shared, &info, &settings, timeout)
                 };
                 if let Err(e) = batched.run(jobs, work, &mut |()| {}) {
@@ -433,7 +433,7 @@ fn watch(shared: &Shared) {
 /// Runs one job on a worker's sequence and sends its events and answer.
 fn run_job(
     job: Job,
-    gen: &mut SlotGenerator<'_>,
+    gen: &mut SequenceGenerator<'_>,
     shared: &Shared,
     info: &ServiceInfo,
     base: &Settings,

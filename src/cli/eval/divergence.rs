@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use sqale::batched::BatchedEngine;
+use sqale::engine::BatchedEngine;
 use sqale::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
 use sqale::engine::{Engine, EngineOptions, Model};
 use sqale::eval::results::{self, ModelEntry, ResultsDir};

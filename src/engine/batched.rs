@@ -1,7 +1,7 @@
 //! Several conversations in one llama.cpp context, decoded in shared batches.
 //!
 //! [`BatchedEngine::run`] hands jobs (episodes) to worker threads, each bound to one sequence
-//! of the context through a [`SlotGenerator`]. The workers run the agent and its tool calls;
+//! of the context through a [`SequenceGenerator`]. The workers run the agent and its tool calls;
 //! the calling thread owns the context and runs the scheduler, so a slow tool call in one
 //! episode never holds up the others' decoding.
 //!
@@ -12,7 +12,7 @@
 //! 3. decode the next chunk of one sequence's appended text (round robin), on its own.
 //!
 //! **Results do not depend on the number of sequences** (on the CPU backend): the context,
-//! batching and attention rules are the decode core's ([`crate::engine::core`]), shared with
+//! batching and attention rules are the decode core's (`engine/core.rs`), shared with
 //! the lone [`crate::engine::Engine`]; appended text is decoded alone in the batch, generated
 //! tokens one per sequence. What remains is whether llama.cpp's matrix kernels give a row the
 //! same bits whatever the other rows are: measured true for Q8_0 and Q4_1 weights; not for
@@ -30,23 +30,23 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::engine::core::{sample_from, Core, TextStream};
-use crate::engine::draft::Drafting;
-use crate::engine::{EngineError, EngineOptions, Model};
+use super::core::{sample_from, Core, TextStream};
+use super::draft::Drafting;
+use super::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
 use crate::speculate::{Drafter, Speculate};
 
 /// A draft and who proposed it.
 type Draft = (Drafter, Vec<LlamaToken>);
 
-/// A request from a worker's [`SlotGenerator`] to the scheduler.
+/// A request from a worker's [`SequenceGenerator`] to the scheduler.
 enum Request {
     Begin { prefix: String, seed: u32 },
     Append { tokens: Vec<LlamaToken> },
     Complete { max_tokens: usize, live: Option<Live> },
 }
 
-/// What a completion asked with [`SlotGenerator::set_live`] carries: text is handed on as it
+/// What a completion asked with [`SequenceGenerator::set_live`] carries: text is handed on as it
 /// is generated, and the completion stops when `cancel` is set.
 struct Live {
     cancel: Arc<AtomicBool>,
@@ -147,7 +147,7 @@ impl<'m> BatchedEngine<'m> {
         I::IntoIter: Send,
         I::Item: Send,
         T: Send,
-        W: Fn(I::Item, &mut SlotGenerator<'_>) -> T + Sync,
+        W: Fn(I::Item, &mut SequenceGenerator<'_>) -> T + Sync,
     {
         let jobs = jobs.into_iter();
         let workers = match jobs.size_hint() {
@@ -170,7 +170,7 @@ impl<'m> BatchedEngine<'m> {
                         let tx = to_scheduler.clone();
                         move |r: Request| tx.send(Message::Request(slot, r)).is_ok()
                     };
-                    let mut gen = SlotGenerator {
+                    let mut gen = SequenceGenerator {
                         model,
                         send: Box::new(send),
                         replies: reply_rx,
@@ -446,7 +446,7 @@ impl<'m> BatchedEngine<'m> {
 
 /// A worker's view of its sequence: a [`Generator`] whose decoding happens in the scheduler's
 /// shared batches. Generated text reaches `on_text` in one piece when the completion ends.
-pub struct SlotGenerator<'m> {
+pub struct SequenceGenerator<'m> {
     model: &'m Model,
     send: Box<dyn Fn(Request) -> bool + Send + 'm>,
     replies: Receiver<Reply>,
@@ -456,7 +456,7 @@ pub struct SlotGenerator<'m> {
     live: Option<Arc<AtomicBool>>,
 }
 
-impl SlotGenerator<'_> {
+impl SequenceGenerator<'_> {
     /// Makes this sequence's completions live, until called again with `None`: `on_text`
     /// receives text as it is generated (not in one piece at the end), and once `cancel` is set
     /// every call fails with [`GenerateError::Cancelled`] and a completion under way stops at
@@ -493,7 +493,7 @@ impl SlotGenerator<'_> {
     }
 }
 
-impl Generator for SlotGenerator<'_> {
+impl Generator for SequenceGenerator<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
         self.cancelled()?;
         self.counters = Counters::default();
