@@ -29,8 +29,8 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-pub use batched::{BatchedEngine, SequenceGenerator};
 pub use self::core::FAIL_DECODE_AFTER_VAR;
+pub use batched::{BatchedEngine, SequenceGenerator};
 pub use kernels::{batch_invariant, batch_variance, cpu_kernels, tiled_kernel_on, TILED_MIN_ROWS, TILED_MM_VAR};
 pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use sqale::engine::BatchedEngine;
 use sqale::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
+use sqale::engine::BatchedEngine;
 use sqale::engine::{Engine, EngineOptions, Model};
 use sqale::eval::results::{self, ModelEntry, ResultsDir};
 use sqale::eval::{self, GoldCache, Question};
