@@ -29,6 +29,7 @@
 
 pub mod agent;
 pub mod bench;
+pub mod cache;
 pub mod cpu;
 pub mod defaults;
 pub mod demo;

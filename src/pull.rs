@@ -208,7 +208,7 @@ pub fn default_entry() -> Result<Entry, PullError> {
 
 /// Where sqale keeps converted models: `<cache>/sqale/models/<org>--<name>/<revision>/`.
 pub fn model_dir(e: &Entry) -> PathBuf {
-    crate::demo::cache_dir().join("sqale/models").join(e.repo.replace('/', "--")).join(&e.revision)
+    crate::cache::root().join("models").join(e.repo.replace('/', "--")).join(&e.revision)
 }
 
 /// The converted GGUF of `e` in type `ty`, if it exists.
@@ -533,7 +533,7 @@ mod tests {
 
     #[test]
     fn a_checked_entry_stays_inside_the_cache() {
-        let root = crate::demo::cache_dir().join("sqale/models");
+        let root = crate::cache::root().join("models");
         let e = resolve("org/name@refs/pr/1").unwrap();
         let dir = model_dir(&e);
         assert!(dir.starts_with(&root) && dir.components().all(|c| c != std::path::Component::ParentDir));

@@ -200,7 +200,7 @@ pub(super) fn load(
         limit,
         shard,
         phrasing: phrasing.clone(),
-        cache: sqale::demo::cache_dir().join("sqale/benchmarks"),
+        cache: sqale::cache::root().join("benchmarks"),
         progress: &mut progress,
     };
     let qs = source::open(spec, &mut options).map_err(|e| match e {
