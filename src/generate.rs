@@ -88,7 +88,10 @@ pub enum GenerateError {
     /// The caller cancelled the episode (a client went away, a time limit passed).
     #[error("cancelled")]
     Cancelled,
-    /// The backend cannot go on (e.g. it was asked to sample before anything was decoded).
+    /// A completion was asked before anything was decoded: there are no logits to sample from.
+    #[error("nothing decoded to sample from: begin and append text before completing")]
+    NothingDecoded,
+    /// The backend cannot go on.
     #[error("generation backend failed: {0}")]
     Backend(String),
     /// An operation of the backend's library failed.

@@ -12,12 +12,16 @@
 //! 3. decode the next chunk of one sequence's appended text (round robin), on its own.
 //!
 //! **Results do not depend on the number of sequences** (on the CPU backend): the context,
-//! batching and attention rules are the decode core's (`engine/core.rs`), shared with
-//! the lone [`crate::engine::Engine`]; appended text is decoded alone in the batch, generated
-//! tokens one per sequence. What remains is whether llama.cpp's matrix kernels give a row the
-//! same bits whatever the other rows are: measured true for Q8_0 and Q4_1 weights; not for
-//! weights that llama.cpp's CPU backend repacks (Q4_0, Q4_K, IQ4_NL on AVX2), whose kernel
-//! changes at four or more rows.
+//! batching and attention rules are the decode core's (`engine/core.rs`), and what a step does
+//! to a sequence is `engine/sequence.rs`, both shared with the lone [`super::Engine`];
+//! appended text is decoded alone in the batch, generated tokens one per sequence. What remains
+//! is whether llama.cpp's matrix kernels give a row the same bits whatever the other rows are.
+//! This build turns the CPU backend's weight repacking off, and for Q8_0, Q4_1 and the other
+//! weights without a tiled kernel a row's bits do not depend on its batch; llama.cpp's tiled
+//! K-quant kernel (Q4_K, Q5_K, Q6_K on AVX2) rounds differently once a batch reaches
+//! [`super::TILED_MIN_ROWS`] rows, so sequences of a K-quant model can differ with the number
+//! of sequences decoding at once unless that kernel is off ([`super::tiled_kernel_on`],
+//! docs/speculative-decoding.md).
 //!
 //! The system prompt is decoded once, snapshotted, and copied into each sequence as it starts.
 
@@ -27,17 +31,13 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use super::core::{sample_from, Core, TextStream};
-use super::draft::Drafting;
+use super::sequence::{check_budget, Draft, Sequence};
 use super::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
-use crate::speculate::{Drafter, Speculate};
-
-/// A draft and who proposed it.
-type Draft = (Drafter, Vec<LlamaToken>);
+use crate::speculate::Speculate;
 
 /// A request from a worker's [`SequenceGenerator`] to the scheduler.
 enum Request {
@@ -79,14 +79,14 @@ enum Reply {
     Failed(GenerateError),
 }
 
-/// What flows to the scheduler: a request from a slot, or a finished job's result.
+/// What flows to the scheduler: a request from a sequence's worker, or a finished job's result.
 enum Message<T> {
     Request(usize, Request),
     Finished(T),
     WorkerExit,
 }
 
-/// What a slot is doing.
+/// What a sequence is doing.
 enum Work {
     /// Waiting for its worker.
     Idle,
@@ -96,38 +96,35 @@ enum Work {
     Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream, live: Option<Live> },
 }
 
-/// One sequence of the context.
-struct Slot {
-    tokens: Vec<LlamaToken>,
-    sampler: LlamaSampler,
+/// One sequence of the context as the scheduler sees it.
+struct Scheduled {
+    seq: Sequence<'static>,
     /// Logits after the last decoded token of this sequence.
     logits: Vec<f32>,
-    counters: Counters,
     work: Work,
-    drafting: Drafting<'static>,
 }
 
 /// A context of several sequences over one [`Model`].
 pub struct BatchedEngine<'m> {
     core: Core<'m>,
-    slots: usize,
+    sequences: usize,
 }
 
 impl<'m> BatchedEngine<'m> {
-    /// A context of `slots` sequences, each with `options.ctx` tokens of its own.
-    pub fn new(model: &'m Model, options: EngineOptions, slots: usize) -> Result<Self, EngineError> {
-        let slots = slots.max(1);
+    /// A context of `sequences` sequences, each with `options.ctx` tokens of its own.
+    pub fn new(model: &'m Model, options: EngineOptions, sequences: usize) -> Result<Self, EngineError> {
+        let sequences = sequences.max(1);
         // Sequences draft with prompt lookup only: llama.cpp's MTP drafter serves one sequence
         // of a lone engine.
         if matches!(options.speculation(), Speculate::Mtp | Speculate::Both) {
             return Err(EngineError::MtpBatched);
         }
-        Ok(BatchedEngine { core: Core::new(model, options, slots)?, slots })
+        Ok(BatchedEngine { core: Core::new(model, options, sequences)?, sequences })
     }
 
     /// Sequences in the context.
-    pub fn slots(&self) -> usize {
-        self.slots
+    pub fn sequences(&self) -> usize {
+        self.sequences
     }
 
     /// Tokens of context each sequence has.
@@ -135,7 +132,7 @@ impl<'m> BatchedEngine<'m> {
         self.core.per_seq()
     }
 
-    /// Runs `work` on every job, up to [`Self::slots`] at a time, each on a worker thread with a
+    /// Runs `work` on every job, up to [`Self::sequences`] at a time, each on a worker thread with a
     /// generator bound to its own sequence; `on_done` receives each result on this thread, in
     /// the order jobs finish.
     ///
@@ -151,16 +148,16 @@ impl<'m> BatchedEngine<'m> {
     {
         let jobs = jobs.into_iter();
         let workers = match jobs.size_hint() {
-            (_, Some(n)) => self.slots.min(n),
-            (_, None) => self.slots,
+            (_, Some(n)) => self.sequences.min(n),
+            (_, None) => self.sequences,
         };
         let queue = Mutex::new(jobs);
         let (to_scheduler, inbox) = channel::<Message<T>>();
         let model = self.core.model();
-        let per_slot = self.core.per_seq();
+        let per_seq = self.core.per_seq();
         std::thread::scope(|scope| {
             let mut replies = Vec::with_capacity(workers);
-            for slot in 0..workers {
+            for id in 0..workers {
                 let (reply_tx, reply_rx) = channel::<Reply>();
                 replies.push(reply_tx);
                 let to_scheduler = to_scheduler.clone();
@@ -168,14 +165,14 @@ impl<'m> BatchedEngine<'m> {
                 scope.spawn(move || {
                     let send = {
                         let tx = to_scheduler.clone();
-                        move |r: Request| tx.send(Message::Request(slot, r)).is_ok()
+                        move |r: Request| tx.send(Message::Request(id, r)).is_ok()
                     };
                     let mut gen = SequenceGenerator {
                         model,
                         send: Box::new(send),
                         replies: reply_rx,
                         counters: Counters::default(),
-                        context_size: per_slot,
+                        context_size: per_seq,
                         live: None,
                     };
                     loop {
@@ -205,19 +202,12 @@ impl<'m> BatchedEngine<'m> {
         mut workers: usize,
         on_done: &mut dyn FnMut(T),
     ) -> Result<(), GenerateError> {
-        let mut slots: Vec<Slot> = (0..replies.len())
-            .map(|_| Slot {
-                tokens: Vec::new(),
-                sampler: LlamaSampler::greedy(),
-                logits: Vec::new(),
-                counters: Counters::default(),
-                work: Work::Idle,
-                drafting: Drafting::new(self.core.options()),
-            })
+        let mut scheduled: Vec<Scheduled> = (0..replies.len())
+            .map(|id| Scheduled { seq: Sequence::new(&self.core, id), logits: Vec::new(), work: Work::Idle })
             .collect();
         let mut turn = 0usize;
         while workers > 0 {
-            let busy = slots.iter().any(|s| !matches!(s.work, Work::Idle));
+            let busy = scheduled.iter().any(|s| !matches!(s.work, Work::Idle));
             // Block for news only when nothing can be decoded.
             let mut news: VecDeque<Message<T>> = VecDeque::new();
             if !busy {
@@ -231,26 +221,27 @@ impl<'m> BatchedEngine<'m> {
                 match m {
                     Message::Finished(t) => on_done(t),
                     Message::WorkerExit => workers -= 1,
-                    Message::Request(i, r) => match self.accept(&mut slots[i], i, r) {
+                    Message::Request(i, r) => match self.accept(&mut scheduled[i], r) {
                         Ok(None) => {}
                         Ok(Some(reply)) => {
-                            slots[i].work = Work::Idle;
+                            scheduled[i].work = Work::Idle;
                             let _ = replies[i].send(reply);
                         }
                         Err(e) => {
-                            slots[i].work = Work::Idle;
+                            scheduled[i].work = Work::Idle;
                             let _ = replies[i].send(Reply::Failed(e));
                         }
                     },
                 }
             }
-            self.generate_step(&mut slots, &replies)?;
+            self.generate_step(&mut scheduled, &replies)?;
             // One prefill chunk per round, taking turns.
-            let n = slots.len();
-            if let Some(i) = (0..n).map(|k| (turn + k) % n).find(|&i| matches!(slots[i].work, Work::Prefill { .. })) {
+            let n = scheduled.len();
+            if let Some(i) = (0..n).map(|k| (turn + k) % n).find(|&i| matches!(scheduled[i].work, Work::Prefill { .. }))
+            {
                 turn = i + 1;
-                if let Err(e) = self.prefill_step(&mut slots[i], i, &replies[i]) {
-                    slots[i].work = Work::Idle;
+                if let Err(e) = self.prefill_step(&mut scheduled[i], &replies[i]) {
+                    scheduled[i].work = Work::Idle;
                     let _ = replies[i].send(Reply::Failed(e));
                 }
             }
@@ -259,41 +250,30 @@ impl<'m> BatchedEngine<'m> {
     }
 
     /// Takes a request; returns the reply at once to those that need no more decoding.
-    fn accept(&mut self, slot: &mut Slot, i: usize, request: Request) -> Result<Option<Reply>, GenerateError> {
+    fn accept(&mut self, sched: &mut Scheduled, request: Request) -> Result<Option<Reply>, GenerateError> {
         match request {
             Request::Begin { prefix, seed } => {
-                slot.sampler = self.core.sampler(seed);
-                slot.counters = Counters::default();
-                slot.drafting.reset();
-                slot.logits.clear();
+                sched.logits.clear();
                 // The first sequence to start decodes the prefix and snapshots it; the others
                 // restore the snapshot.
-                let p = self.core.begin(i, &prefix, true)?;
-                if p.reused {
-                    slot.counters.reused_tokens = p.tokens.len();
-                } else {
-                    slot.counters.decoded_tokens = p.tokens.len();
+                if let Some(index) = sched.seq.begin(&mut self.core, &prefix, seed, true)? {
+                    sched.logits.extend_from_slice(self.core.logits(index));
                 }
-                if let Some(index) = p.logits {
-                    slot.logits.extend_from_slice(self.core.logits(index));
-                }
-                slot.tokens = p.tokens;
-                slot.counters.context_tokens = slot.tokens.len();
-                Ok(Some(Reply::Done(slot.counters)))
+                Ok(Some(Reply::Done(sched.seq.counters)))
             }
             Request::Append { tokens } => {
-                let needed = slot.tokens.len() + tokens.len();
+                let needed = sched.seq.tokens.len() + tokens.len();
                 if needed > self.core.per_seq() {
                     return Err(GenerateError::ContextFull { needed, capacity: self.core.per_seq() });
                 }
-                slot.work = Work::Prefill { tokens, done: 0 };
+                sched.work = Work::Prefill { tokens, done: 0 };
                 Ok(None)
             }
             Request::Complete { max_tokens, live } => {
-                if slot.logits.is_empty() {
-                    return Err(GenerateError::Backend("nothing decoded to sample from".into()));
+                if sched.logits.is_empty() {
+                    return Err(GenerateError::NothingDecoded);
                 }
-                slot.work = Work::Generate {
+                sched.work = Work::Generate {
                     max: max_tokens,
                     generated: 0,
                     next: LlamaToken(0),
@@ -301,45 +281,37 @@ impl<'m> BatchedEngine<'m> {
                     live,
                 };
                 // A completion can end on its first sample.
-                Ok(self.sample(slot, None).map(|c| Reply::Completed(c, slot.counters)))
+                Ok(self.sample_first(sched).map(|c| Reply::Completed(c, sched.seq.counters)))
             }
         }
     }
 
-    /// Decodes the next chunk of a slot's appended text; replies when all of it is in.
-    fn prefill_step(&mut self, slot: &mut Slot, i: usize, reply: &Sender<Reply>) -> Result<(), GenerateError> {
-        let Work::Prefill { tokens, done } = &mut slot.work else { return Ok(()) };
+    /// Decodes the next chunk of a sequence's appended text; replies when all of it is in.
+    fn prefill_step(&mut self, sched: &mut Scheduled, reply: &Sender<Reply>) -> Result<(), GenerateError> {
+        let Work::Prefill { tokens, done } = &mut sched.work else { return Ok(()) };
         let (tokens, start) = (std::mem::take(tokens), *done);
         let end = (start + self.core.chunk()).min(tokens.len());
-        if end > start {
-            let part = &tokens[start..end];
-            let index = self.core.decode_chunk(i, slot.tokens.len(), part)?;
-            slot.tokens.extend_from_slice(part);
-            slot.logits.clear();
-            slot.logits.extend_from_slice(self.core.logits(index));
-            slot.counters.decoded_tokens += part.len();
-            slot.counters.context_tokens = slot.tokens.len();
+        if let Some(index) = sched.seq.decode(&mut self.core, &tokens[start..end])? {
+            sched.logits.clear();
+            sched.logits.extend_from_slice(self.core.logits(index));
         }
         if end == tokens.len() {
-            slot.work = Work::Idle;
-            let _ = reply.send(Reply::Done(slot.counters));
+            sched.work = Work::Idle;
+            let _ = reply.send(Reply::Done(sched.seq.counters));
         } else {
-            slot.work = Work::Prefill { tokens, done: end };
+            sched.work = Work::Prefill { tokens, done: end };
         }
         Ok(())
     }
 
-    /// Samples a generating slot's next token, from output `index` of the last batch or else
-    /// from the slot's saved logits; finishes the completion on a stop token or at its limit.
-    fn sample(&self, slot: &mut Slot, index: Option<i32>) -> Option<Completion> {
-        let Work::Generate { max, generated, next, text, live } = &mut slot.work else { return None };
+    /// Samples a completion's first token from the sequence's saved logits; finishes the
+    /// completion at once on a stop token or a limit of 0.
+    fn sample_first(&self, sched: &mut Scheduled) -> Option<Completion> {
+        let Work::Generate { max, generated, next, text, live } = &mut sched.work else { return None };
         let finish = if *generated >= *max {
             Some(Finish::Length)
         } else {
-            let token = match index {
-                Some(i) => self.core.sample(&mut slot.sampler, i),
-                None => sample_from(&mut slot.sampler, &slot.logits),
-            };
+            let token = sample_from(&mut sched.seq.sampler, &sched.logits);
             if self.core.is_stop(token) {
                 Some(Finish::Stop)
             } else {
@@ -352,34 +324,33 @@ impl<'m> BatchedEngine<'m> {
         finish.map(|finish| Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() })
     }
 
-    /// Decodes the pending token of every generating slot, with its draft if it has one, in one
-    /// batch; then checks each slot's draft and samples its next token.
-    fn generate_step(&mut self, slots: &mut [Slot], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
+    /// Decodes the pending token of every generating sequence, with its draft if it has one,
+    /// in one batch; then checks each sequence's draft and samples its next token.
+    fn generate_step(&mut self, scheduled: &mut [Scheduled], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
         let capacity = self.core.per_seq();
-        // (slot, first row, draft) of every member of the batch.
+        // (sequence, first row, draft) of every member of the batch.
         let mut members: Vec<(usize, usize, Option<Draft>)> = Vec::new();
         let mut rows: Vec<(usize, usize, LlamaToken)> = Vec::new();
-        for (i, slot) in slots.iter_mut().enumerate() {
-            let Work::Generate { max, generated, next, ref live, .. } = slot.work else { continue };
+        for (i, sched) in scheduled.iter_mut().enumerate() {
+            let Work::Generate { max, generated, next, ref live, .. } = sched.work else { continue };
             if live.as_ref().is_some_and(|l| l.cancel.load(Ordering::Relaxed)) {
                 // The caller gave up: the sequence is free for its worker's next job.
-                slot.work = Work::Idle;
+                sched.work = Work::Idle;
                 let _ = replies[i].send(Reply::Failed(GenerateError::Cancelled));
                 continue;
             }
-            if slot.tokens.len() + 1 > capacity {
+            let held = sched.seq.tokens.len();
+            if held + 1 > capacity {
                 // Only this sequence is full; the others go on.
-                slot.work = Work::Idle;
-                let _ = replies[i]
-                    .send(Reply::Failed(GenerateError::ContextFull { needed: slot.tokens.len() + 1, capacity }));
+                sched.work = Work::Idle;
+                let _ = replies[i].send(Reply::Failed(GenerateError::ContextFull { needed: held + 1, capacity }));
                 continue;
             }
-            let room = (max - generated).min(capacity - slot.tokens.len() - 1);
-            let draft = slot.drafting.propose(&slot.tokens, next, self.core.cost(), room, None)?;
-            let pos = slot.tokens.len();
-            members.push((i, rows.len(), draft));
-            let drafted = members.last().and_then(|m| m.2.as_ref()).map_or(&[][..], |d| &d.1[..]);
-            rows.extend(std::iter::once(next).chain(drafted.iter().copied()).enumerate().map(|(k, t)| (i, pos + k, t)));
+            let room = (max - generated).min(capacity - held - 1);
+            let draft = sched.seq.propose(&mut self.core, next, room)?;
+            let first = rows.len();
+            rows.extend(sched.seq.rows(next, draft.as_ref().map_or(&[][..], |d| &d.1[..])));
+            members.push((i, first, draft));
         }
         if members.is_empty() {
             return Ok(());
@@ -387,30 +358,19 @@ impl<'m> BatchedEngine<'m> {
         self.core.decode_rows(&rows)?;
         let mut replays = Vec::new();
         for (i, first, draft) in members {
-            let slot = &mut slots[i];
-            let Work::Generate { max, generated, next, .. } = slot.work else { continue };
-            let drafted = draft.as_ref().map_or(&[][..], |d| &d.1[..]);
-            let checked = self.core.check(&mut slot.sampler, first as i32, drafted, max - generated);
-            let pos = slot.tokens.len();
-            slot.tokens.push(next);
-            slot.tokens.extend_from_slice(&drafted[..checked.accepted]);
-            let kept = 1 + checked.accepted;
-            slot.counters.decoded_tokens += kept;
-            slot.counters.generated_tokens += kept;
-            slot.counters.context_tokens = slot.tokens.len();
-            let last_row = (first + checked.accepted) as i32;
-            if kept < 1 + drafted.len() && !self.core.rollback(i, pos + kept) {
-                // Rebuilt after every slot has read its rows: a replay's batch replaces them.
+            let sched = &mut scheduled[i];
+            let Work::Generate { max, generated, next, .. } = sched.work else { continue };
+            let settled = sched.seq.settle(&mut self.core, first, next, draft.as_ref(), max - generated, None)?;
+            let checked = settled.checked;
+            sched.seq.counters.generated_tokens += 1 + checked.accepted;
+            if settled.replay {
+                // Rebuilt after every sequence has read its rows: a replay's batch replaces them.
                 replays.push(i);
-                slot.drafting.counts.replays += 1;
             }
             let stop = checked.next.is_some_and(|t| self.core.is_stop(t));
-            if let Some((drafter, d)) = &draft {
-                slot.drafting.settle(*drafter, d.len(), &checked, checked.next.is_some() && !stop);
-            }
-            slot.counters.speculation = slot.drafting.counts;
-            let Work::Generate { generated, next, text, live, .. } = &mut slot.work else { continue };
-            for &t in &drafted[..checked.accepted] {
+            let kept = &sched.seq.tokens[sched.seq.tokens.len() - checked.accepted..];
+            let Work::Generate { generated, next, text, live, .. } = &mut sched.work else { continue };
+            for &t in kept {
                 Live::keep(live, text.push(self.core.llama(), t));
             }
             *generated += checked.accepted;
@@ -431,14 +391,14 @@ impl<'m> BatchedEngine<'m> {
             if let Some(finish) = finish {
                 let done = Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() };
                 // Kept for a completion asked without appending first (as a lone engine would).
-                slot.logits.clear();
-                slot.logits.extend_from_slice(self.core.logits(last_row));
-                slot.work = Work::Idle;
-                let _ = replies[i].send(Reply::Completed(done, slot.counters));
+                sched.logits.clear();
+                sched.logits.extend_from_slice(self.core.logits(settled.last_row));
+                sched.work = Work::Idle;
+                let _ = replies[i].send(Reply::Completed(done, sched.seq.counters));
             }
         }
         for i in replays {
-            self.core.replay(i, &slots[i].tokens)?;
+            scheduled[i].seq.replay(&mut self.core)?;
         }
         Ok(())
     }
@@ -508,10 +468,7 @@ impl Generator for SequenceGenerator<'_> {
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
         self.cancelled()?;
         let tokens = self.model.tokenize(text, self.counters.context_tokens == 0);
-        let needed = self.counters.context_tokens + tokens.len();
-        if needed > max_tokens {
-            return Err(GenerateError::OverBudget { needed, limit: max_tokens });
-        }
+        check_budget(self.counters.context_tokens, tokens.len(), max_tokens)?;
         let started = Instant::now();
         if let Reply::Done(c) = self.ask(Request::Append { tokens })? {
             self.keep(c);

@@ -13,20 +13,30 @@
 //!    next append starts with the turn's closing marker. Within a conversation no token is
 //!    decoded twice.
 //!
-//! The context, batching, prompt snapshot and stop tokens are the decode core ([`core`]) that
-//! the batched engine ([`BatchedEngine`]) shares.
+//! The modules, one job each:
+//! - `core`: the llama.cpp context, batching, the prompt snapshot and stop tokens, the verifier;
+//! - `sequence`: one conversation on the core, and what a decode or verify step does to it;
+//! - `draft`: one sequence's drafters and their counts;
+//! - `batched`: several conversations in one context ([`BatchedEngine`]), decoded in shared
+//!   batches by a scheduler;
+//! - `scored`: teacher forcing, the logits along known text ([`Engine::decode_scored`]);
+//! - `replay`: known text decoded as if generated, and outside drafts (what benchmarks measure
+//!   speculation with);
+//! - `model`, `kernels`, `threads`: loading a GGUF file, which CPU kernels run, thread defaults.
 
 mod batched;
 mod core;
 mod draft;
 mod kernels;
 mod model;
+mod replay;
+mod scored;
+mod sequence;
 mod threads;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 pub use self::core::FAIL_DECODE_AFTER_VAR;
@@ -37,10 +47,12 @@ pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading,
 
 use self::core::{Checked, Core, TextStream};
 pub use self::draft::DraftSource;
-use self::draft::Drafting;
+pub use self::replay::Verified;
+pub use self::scored::MAX_SCORED_ROWS;
+use self::sequence::{check_budget, Sequence};
 use crate::defaults;
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
-use crate::speculate::{Drafter, Speculate};
+use crate::speculate::Speculate;
 
 /// Errors from loading a model or creating a context.
 #[derive(Debug, thiserror::Error)]
@@ -196,50 +208,24 @@ impl EngineOptions {
     }
 }
 
-/// What one verify step kept ([`Engine::verify`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verified {
-    /// Draft tokens kept (the target sampled them too).
-    pub accepted: usize,
-    /// The token sampled after the kept drafts (pending: not decoded yet).
-    pub next: Option<LlamaToken>,
-}
-
 /// The sequence a lone engine uses.
 const SEQ: usize = 0;
-
-/// Most tokens with logits in one teacher-forced batch ([`Engine::decode_scored`]). llama.cpp
-/// keeps every output row's logits: 128 rows of Qwen3.5's 248k-token vocabulary are 127 MB. On
-/// the synthetic 2B at q4_k_m, 128 rows made the teacher-forced pass 20 % faster than 32 (56 s
-/// against 70 s a question) for 180 MB more peak memory.
-pub const MAX_SCORED_ROWS: usize = 128;
 
 /// One context over a [`Model`]: a conversation as one growing token sequence.
 pub struct Engine<'m> {
     core: Core<'m>,
-    tokens: Vec<LlamaToken>,
-    sampler: LlamaSampler,
-    /// Index in the last decoded batch of the token whose logits are current.
+    seq: Sequence<'m>,
+    /// Output index in the last decoded batch of the token whose logits are current.
     logits_index: Option<i32>,
-    counters: Counters,
-    /// `(start, len)` of each generated span in `tokens`.
+    /// `(start, len)` of each generated span of the sequence's tokens.
     spans: Vec<(usize, usize)>,
-    drafting: Drafting<'m>,
 }
 
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
         let core = Core::new(model, options, 1)?;
-        Ok(Engine {
-            drafting: Drafting::new(core.options()),
-            sampler: core.sampler(0),
-            core,
-            tokens: Vec::new(),
-            logits_index: None,
-            counters: Counters::default(),
-            spans: Vec::new(),
-        })
+        Ok(Engine { seq: Sequence::new(&core, SEQ), core, logits_index: None, spans: Vec::new() })
     }
 
     /// The model.
@@ -254,7 +240,7 @@ impl<'m> Engine<'m> {
 
     /// The conversation's tokens so far.
     pub fn tokens(&self) -> &[LlamaToken] {
-        &self.tokens
+        &self.seq.tokens
     }
 
     /// Logits of the last decoded token (empty before anything was decoded).
@@ -268,11 +254,9 @@ impl<'m> Engine<'m> {
     /// Empties the sequence (and forgets nothing else: the prefix snapshot stays).
     pub fn clear(&mut self) {
         self.core.clear(SEQ);
-        self.tokens.clear();
+        self.seq.reset();
         self.spans.clear();
         self.logits_index = None;
-        self.counters = Counters::default();
-        self.drafting.reset();
     }
 
     /// `(start, len)` of every span of [`Self::tokens`] that was sampled rather than appended.
@@ -282,61 +266,9 @@ impl<'m> Engine<'m> {
 
     /// Decodes `tokens` after the current sequence, in batches; keeps the last token's logits.
     pub fn decode(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
-        let started = Instant::now();
-        if let Some(i) = self.core.decode_run(SEQ, self.tokens.len(), tokens)? {
+        if let Some(i) = self.seq.decode(&mut self.core, tokens)? {
             self.logits_index = Some(i);
         }
-        self.tokens.extend_from_slice(tokens);
-        self.counters.decoded_tokens += tokens.len();
-        self.counters.context_tokens = self.tokens.len();
-        self.counters.prefill_seconds += started.elapsed().as_secs_f64();
-        Ok(())
-    }
-
-    /// Decodes `tokens` after the current sequence as known text (teacher forcing), in batches
-    /// of at most [`MAX_SCORED_ROWS`] scored tokens, and hands `on_logits(i, logits)` the logits
-    /// after `tokens[i]` for every `i` whose `scored` entry is set, in order. Nothing is sampled;
-    /// the logits of the last token are not kept for sampling.
-    pub fn decode_scored(
-        &mut self,
-        tokens: &[LlamaToken],
-        scored: &[bool],
-        on_logits: &mut dyn FnMut(usize, &[f32]),
-    ) -> Result<(), GenerateError> {
-        let started = Instant::now();
-        if scored.len() != tokens.len() {
-            return Err(GenerateError::Backend(format!(
-                "decode_scored: {} marks for {} tokens",
-                scored.len(),
-                tokens.len()
-            )));
-        }
-        let needed = self.tokens.len() + tokens.len();
-        if needed > self.core.per_seq() {
-            return Err(GenerateError::ContextFull { needed, capacity: self.core.per_seq() });
-        }
-        let mut start = 0;
-        while start < tokens.len() {
-            // A batch ends at the chunk size or at the scored-row cap (each row's logits are
-            // kept: a 248k-token vocabulary is 1 MB a row).
-            let mut end = start;
-            let mut rows = 0;
-            while end < tokens.len() && end - start < self.core.chunk() && rows < MAX_SCORED_ROWS {
-                rows += scored[end] as usize;
-                end += 1;
-            }
-            self.core.decode_marked(SEQ, self.tokens.len(), &tokens[start..end], &scored[start..end])?;
-            for i in (start..end).filter(|&i| scored[i]) {
-                // llama.cpp indexes logits by the token's place in the batch.
-                on_logits(i, self.core.logits((i - start) as i32));
-            }
-            self.tokens.extend_from_slice(&tokens[start..end]);
-            start = end;
-        }
-        self.logits_index = None;
-        self.counters.decoded_tokens += tokens.len();
-        self.counters.context_tokens = self.tokens.len();
-        self.counters.prefill_seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -345,147 +277,76 @@ impl<'m> Engine<'m> {
         self.core.prefix_snapshot_bytes()
     }
 
-    /// Forgets the prefix snapshot, so that the next conversation decodes its prefix again
-    /// (for measuring what the cache saves).
-    pub fn drop_prefix_cache(&mut self) {
-        self.core.drop_prefix();
-    }
-
-    /// Sets a caller's drafter (an oracle, a test's tokens) that proposes `k` tokens at a time
-    /// in place of the engine's own drafters; `None` goes back to them. Its counts are reported
-    /// as `given`.
-    pub fn set_draft_source(&mut self, source: Option<Box<dyn DraftSource + 'm>>, k: usize) {
-        self.drafting.set_given(source, k);
-    }
-
-    /// One verify step, sampled: decodes `token` (the pending token: sampled, not yet decoded)
-    /// and `draft` in one batch, keeps the drafts the conversation's sampler picks too, drops
-    /// the rest from the cache, and returns what was kept and the token sampled after it.
-    pub fn verify(&mut self, token: LlamaToken, draft: &[LlamaToken]) -> Result<Verified, GenerateError> {
-        let room = draft.len() + 1;
-        let checked = self.step(token, Drafter::Given, draft, room, None)?;
-        Ok(Verified { accepted: checked.accepted, next: checked.next })
-    }
-
-    /// Decodes `tokens` as if the model had generated them, with speculation as configured:
-    /// drafts are checked against the known tokens instead of being sampled (what speculation
-    /// saves on a conversation whose text is known, e.g. a benchmark's replay).
-    pub fn decode_generated(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
-        let started = Instant::now();
-        let prefill_before = self.counters.prefill_seconds;
-        let mut done = 0;
-        while done < tokens.len() {
-            let token = tokens[done];
-            let rest = &tokens[done + 1..];
-            let room = rest.len().min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
-            match self.propose(token, room)? {
-                None => {
-                    let step = Instant::now();
-                    self.decode(&[token])?;
-                    self.core.record_step(step.elapsed().as_secs_f64());
-                    done += 1;
-                }
-                Some((drafter, draft)) => {
-                    let checked = self.step(token, drafter, &draft, room, Some(rest))?;
-                    done += 1 + checked.accepted;
-                }
-            }
-        }
-        self.counters.generated_tokens += tokens.len();
-        self.counters.prefill_seconds = prefill_before;
-        self.counters.generate_seconds += started.elapsed().as_secs_f64();
-        self.counters.speculation = self.drafting.counts;
-        Ok(())
-    }
-
-    /// A draft to follow the conversation and the pending `token`, from the engine's drafters.
-    fn propose(&mut self, token: LlamaToken, room: usize) -> Result<Option<(Drafter, Vec<LlamaToken>)>, GenerateError> {
-        let cost = self.core.cost().clone();
-        let has_mtp = self.core.has_mtp();
-        let (core, tokens) = (&mut self.core, &self.tokens);
-        let n_past = tokens.len();
-        let mut head = |k: usize| core.mtp_draft(n_past, token, tokens, k);
-        let mtp: Option<&mut dyn FnMut(usize) -> Result<Vec<LlamaToken>, GenerateError>> =
-            if has_mtp { Some(&mut head) } else { None };
-        self.drafting.propose(tokens, token, &cost, room, mtp)
-    }
-
-    /// One verify step: decodes `token` and `draft` in one batch, keeps the drafts chosen after
-    /// them (sampled, or the `known` continuation), at most `room` tokens, and drops the rest
-    /// from the cache.
-    fn step(
+    /// Decodes the pending `token` (sampled, not decoded yet): alone, or followed by a draft of
+    /// at most `propose_room` tokens in one verify batch whose rows are checked against the
+    /// sampler, or against the `known` continuation, taking at most `check_room` tokens. Returns
+    /// the drafts kept and the token chosen after them (`next`: `None` when none was chosen).
+    /// The one step of both [`Generator::complete`] and [`Engine::decode_generated`].
+    fn advance(
         &mut self,
         token: LlamaToken,
-        drafter: Drafter,
-        draft: &[LlamaToken],
+        propose_room: usize,
+        check_room: usize,
+        known: Option<&[LlamaToken]>,
+    ) -> Result<Checked, GenerateError> {
+        match self.seq.propose(&mut self.core, token, propose_room)? {
+            None => {
+                let step = Instant::now();
+                self.decode(&[token])?;
+                self.core.record_step(step.elapsed().as_secs_f64());
+                Ok(Checked { accepted: 0, next: None })
+            }
+            Some(draft) => self.verify_step(token, draft, check_room, known),
+        }
+    }
+
+    /// One verify step: decodes `token` and the `draft` in one batch, keeps the drafts chosen
+    /// after them (sampled, or the `known` continuation), at most `room` tokens, and drops the
+    /// rest from the cache, rebuilding the sequence where the cache can't.
+    fn verify_step(
+        &mut self,
+        token: LlamaToken,
+        draft: sequence::Draft,
         room: usize,
         known: Option<&[LlamaToken]>,
     ) -> Result<Checked, GenerateError> {
-        let pos = self.tokens.len();
-        let rows: Vec<(usize, usize, LlamaToken)> =
-            std::iter::once(token).chain(draft.iter().copied()).enumerate().map(|(k, t)| (SEQ, pos + k, t)).collect();
+        let rows: Vec<_> = self.seq.rows(token, &draft.1).collect();
         self.core.decode_rows(&rows)?;
-        let checked = match known {
-            Some(rest) => self.core.check_with(|row| rest[row], draft, room.min(rest.len())),
-            None => self.core.check(&mut self.sampler, 0, draft, room),
-        };
-        let kept = 1 + checked.accepted;
-        self.core.mtp_settle(&rows, kept, drafter == Drafter::Mtp)?;
-        self.tokens.extend(rows[..kept].iter().map(|r| r.2));
-        self.counters.decoded_tokens += kept;
-        self.counters.context_tokens = self.tokens.len();
-        self.logits_index = Some(checked.accepted as i32);
-        if kept < rows.len() && !self.core.rollback(SEQ, pos + kept) {
-            // Beyond the cache's rollback depth: rebuild the sequence (the logits of its last
-            // token are the verify row's).
-            self.logits_index = self.core.replay(SEQ, &self.tokens)?;
-            self.drafting.counts.replays += 1;
+        let settled = self.seq.settle(&mut self.core, 0, token, Some(&draft), room, known)?;
+        self.logits_index = Some(settled.last_row);
+        if settled.replay {
+            // Beyond the cache's rollback depth: rebuilt (the logits of its last token are the
+            // verify row's).
+            self.logits_index = self.seq.replay(&mut self.core)?;
         }
-        let bonus = checked.next.is_some_and(|t| !self.core.is_stop(t));
-        self.drafting.settle(drafter, draft.len(), &checked, bonus);
-        self.counters.speculation = self.drafting.counts;
-        Ok(checked)
+        Ok(settled.checked)
     }
 
     fn sample_next(&mut self) -> Result<LlamaToken, GenerateError> {
-        let index = self.logits_index.ok_or_else(|| GenerateError::Backend("nothing decoded to sample from".into()))?;
-        Ok(self.core.sample(&mut self.sampler, index))
+        let index = self.logits_index.ok_or(GenerateError::NothingDecoded)?;
+        Ok(self.core.sample(&mut self.seq.sampler, index))
     }
 }
 
 impl Generator for Engine<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
         self.clear();
-        self.sampler = self.core.sampler(seed);
-        let started = Instant::now();
         let keep = self.core.options().keep_prefix;
-        let p = self.core.begin(SEQ, prefix, keep)?;
-        if p.reused {
-            self.counters.reused_tokens = p.tokens.len();
-        } else {
-            self.counters.decoded_tokens = p.tokens.len();
-            self.counters.prefill_seconds = started.elapsed().as_secs_f64();
-        }
         // A restored snapshot holds no logits; the caller appends before sampling.
-        self.logits_index = p.logits;
-        self.tokens = p.tokens;
-        self.counters.context_tokens = self.tokens.len();
+        self.logits_index = self.seq.begin(&mut self.core, prefix, seed, keep)?;
         Ok(())
     }
 
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
-        let tokens = self.model().tokenize(text, self.tokens.is_empty());
-        let needed = self.tokens.len() + tokens.len();
-        if needed > max_tokens {
-            return Err(GenerateError::OverBudget { needed, limit: max_tokens });
-        }
+        let tokens = self.model().tokenize(text, self.seq.tokens.is_empty());
+        check_budget(self.seq.tokens.len(), tokens.len(), max_tokens)?;
         self.decode(&tokens)
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
         let started = Instant::now();
-        let start = self.tokens.len();
-        let prefill_before = self.counters.prefill_seconds;
+        let start = self.seq.tokens.len();
+        let prefill_before = self.seq.counters.prefill_seconds;
         let mut text = TextStream::default();
         let mut generated = 0usize;
         let mut finish = Finish::Length;
@@ -504,41 +365,33 @@ impl Generator for Engine<'_> {
                 on_text(&piece);
             }
             generated += 1;
-            self.counters.generated_tokens += 1;
             // Decode it: alone, or with a draft of the tokens after it.
-            let room = (max_tokens - generated).min(self.core.per_seq().saturating_sub(self.tokens.len() + 1));
-            match self.propose(token, room)? {
-                None => {
-                    let step = Instant::now();
-                    self.decode(&[token])?;
-                    self.core.record_step(step.elapsed().as_secs_f64());
-                }
-                Some((drafter, draft)) => {
-                    let checked = self.step(token, drafter, &draft, max_tokens - generated, None)?;
-                    for &t in &draft[..checked.accepted] {
-                        if let Some(piece) = text.push(self.core.llama(), t) {
-                            on_text(&piece);
-                        }
-                    }
-                    generated += checked.accepted;
-                    self.counters.generated_tokens += checked.accepted;
-                    next = checked.next;
+            let room = (max_tokens - generated).min(self.core.per_seq().saturating_sub(self.seq.tokens.len() + 1));
+            let checked = self.advance(token, room, max_tokens - generated, None)?;
+            let kept = &self.seq.tokens[self.seq.tokens.len() - checked.accepted..];
+            for &t in kept {
+                if let Some(piece) = text.push(self.core.llama(), t) {
+                    on_text(&piece);
                 }
             }
+            generated += checked.accepted;
+            next = checked.next;
         }
         if let Some(piece) = text.rest() {
             on_text(&piece);
         }
+        let counters = &mut self.seq.counters;
+        counters.generated_tokens += generated;
         // Decoding the sampled tokens counted as prefill above; it belongs to generation.
-        self.counters.prefill_seconds = prefill_before;
-        self.counters.generate_seconds += started.elapsed().as_secs_f64();
-        self.counters.speculation = self.drafting.counts;
+        counters.prefill_seconds = prefill_before;
+        counters.generate_seconds += started.elapsed().as_secs_f64();
+        counters.speculation = self.seq.drafting.counts;
         self.spans.push((start, generated));
         Ok(Completion { text: text.text(), tokens: generated, finish, ids: text.ids() })
     }
 
     fn counters(&self) -> Counters {
-        self.counters
+        self.seq.counters
     }
 
     fn context_size(&self) -> usize {
