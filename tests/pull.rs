@@ -125,7 +125,7 @@ fn cache_checkpoint(hf_home: &Path, repo_dir: &str, from: &Path) {
 
 fn nextn_layers(gguf: &Path) -> Option<u64> {
     let h = sqale_convert::gguf::read_header(gguf).unwrap();
-    h.get("qwen35.nextn_predict_layers").and_then(sqale_convert::gguf::MetaValue::as_u64)
+    h.get("qwen35.nextn_predict_layers").and_then(sqale_convert::gguf::Value::as_u64)
 }
 
 #[test]

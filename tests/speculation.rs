@@ -478,7 +478,7 @@ fn mtp_without_a_head_or_with_several_sequences_is_a_clear_error() {
     for mode in [Speculate::Mtp, Speculate::Both] {
         let err = Engine::new(&model, options(mode, 0.0)).err().expect("refused");
         let msg = err.to_string();
-        assert!(msg.contains("no multi-token-prediction head") && msg.contains("--speculate lookup"), "{msg}");
+        assert!(msg.contains("no multi-token-prediction head") && msg.contains("prompt lookup"), "{msg}");
     }
     // `auto` on a file without a head is fine (it drafts with lookup, or decodes plainly).
     assert!(Engine::new(&model, options(Speculate::Auto, 0.0)).is_ok());

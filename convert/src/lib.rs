@@ -59,7 +59,9 @@ pub enum ConvertError {
         reason: String,
     },
     /// The index names a shard that is not there.
-    #[error("shard {path} is listed in {index} but missing: download it again (e.g. `hf download <repo> --local-dir <dir>`)")]
+    #[error(
+        "shard {path} is listed in {index} but missing: download it again (the whole repository, into the same folder)"
+    )]
     MissingShard {
         /// The missing shard.
         path: PathBuf,
@@ -107,9 +109,18 @@ pub enum ConvertError {
     /// llama.cpp's quantiser failed.
     #[error("quantisation failed: {0}")]
     Quantize(String),
-    /// The checkpoint's MTP head is not one llama.cpp reads.
-    #[error("MTP head: {0}")]
-    Mtp(String),
+    /// The checkpoint's MTP head has more blocks than llama.cpp's `qwen35` reads (one).
+    #[error("MTP head: config.json has mtp_num_hidden_layers = {blocks}; llama.cpp's qwen35 reads one MTP block. Convert without the MTP head")]
+    MtpBlocks {
+        /// `mtp_num_hidden_layers`.
+        blocks: u64,
+    },
+    /// A tensor of the checkpoint's MTP head is not one llama.cpp's `qwen35` reads.
+    #[error("MTP head: tensor {tensor} is not part of the MTP head llama.cpp's qwen35 reads (one dense full-attention block, fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm). Convert without the MTP head to drop it")]
+    MtpTensor {
+        /// The tensor.
+        tensor: String,
+    },
     /// An MTP head cannot be grafted from `source` onto the checkpoint `trunk`.
     #[error("cannot graft the MTP head of {} onto {}: {reason}", from.display(), trunk.display())]
     Graft {
@@ -119,6 +130,23 @@ pub enum ConvertError {
         from: PathBuf,
         /// What does not match, and what to do.
         reason: String,
+    },
+    /// A head was to be grafted onto a checkpoint that has its own, and the graft refuses one
+    /// ([`IfPresent::Refuse`]).
+    #[error("cannot graft the MTP head of {} onto {}: the checkpoint already has its own MTP head (mtp.*). Keep the checkpoint's own head, or replace it with the source's", from.display(), trunk.display())]
+    GraftOntoOwnHead {
+        /// The checkpoint converted.
+        trunk: PathBuf,
+        /// Where the head was to come from.
+        from: PathBuf,
+    },
+    /// The GGUF a head was to be grafted from has none.
+    #[error("cannot graft the MTP head of {} onto {}: it has no MTP head (no qwen35.nextn_predict_layers): it was converted without its head, or from a checkpoint without one. Convert the base model with its head first", from.display(), trunk.display())]
+    GraftFromHeadlessGguf {
+        /// The checkpoint converted.
+        trunk: PathBuf,
+        /// The GGUF file.
+        from: PathBuf,
     },
 }
 

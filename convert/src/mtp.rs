@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use crate::checkpoint::Checkpoint;
-use crate::gguf::{self, GgmlType, GgufHeader, MetaArray, MetaValue, TensorHeader, TensorInfo};
+use crate::gguf::{self, Array, GgmlType, GgufHeader, TensorHeader, TensorInfo, Value};
 use crate::qwen35::{self, Hparams, Planned};
 use crate::ConvertError;
 
@@ -47,12 +47,12 @@ pub struct Graft {
 /// What a graft does when the checkpoint already has a head.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum IfPresent {
-    /// Refuse: two heads is likely a mistake (the default of `sqale convert --mtp-from`).
+    /// Refuse: two heads is likely a mistake (the default).
     #[default]
     Refuse,
     /// Keep the checkpoint's own head and ignore the graft source (what `sqale pull` does).
     KeepOwn,
-    /// Replace the checkpoint's head with the source's (`--mtp-replace`).
+    /// Replace the checkpoint's head with the source's.
     Replace,
 }
 
@@ -127,7 +127,7 @@ fn tokens_of(ck: &Checkpoint, vocab: usize) -> Result<Vec<String>, ConvertError>
     crate::tokenizer::metadata(ck, vocab)?
         .into_iter()
         .find_map(|(k, v)| match (k.as_str(), v) {
-            ("tokenizer.ggml.tokens", gguf::Value::StrArray(t)) => Some(t),
+            ("tokenizer.ggml.tokens", Value::Array(Array::Str(t))) => Some(t),
             _ => None,
         })
         .ok_or_else(|| ConvertError::Tokenizer("no token list".into()))
@@ -160,12 +160,7 @@ pub fn resolve(ck: &Checkpoint, h: &Hparams, mode: &Mtp, out: GgmlType) -> Resul
                     IfPresent::KeepOwn => return own(),
                     IfPresent::Replace => {}
                     IfPresent::Refuse => {
-                        return Err(graft_error(
-                            &ck.dir,
-                            &g.from,
-                            "the checkpoint already has its own MTP head (mtp.*). Leave out --mtp-from to keep it, \
-                             or add --mtp-replace to replace it",
-                        ))
+                        return Err(ConvertError::GraftOntoOwnHead { trunk: ck.dir.clone(), from: g.from.clone() })
                     }
                 }
             }
@@ -217,15 +212,11 @@ fn from_gguf(ck: &Checkpoint, h: &Hparams, from: &Path, out: GgmlType) -> Result
     if arch != "qwen35" {
         return Err(err(format!("its architecture is {arch:?}, not \"qwen35\". Graft from the trunk's base model")));
     }
-    let num = |k: &str| header.get(&format!("qwen35.{k}")).and_then(MetaValue::as_u64).map(|v| v as usize);
+    let num = |k: &str| header.get(&format!("qwen35.{k}")).and_then(Value::as_u64).map(|v| v as usize);
     let blocks = num("block_count").unwrap_or(0);
     let nextn = num("nextn_predict_layers").unwrap_or(0);
     if nextn == 0 {
-        return Err(err(
-            "it has no MTP head (no qwen35.nextn_predict_layers): it was converted with --no-mtp or from a \
-             checkpoint without one. Convert the base model with its head first"
-                .into(),
-        ));
+        return Err(ConvertError::GraftFromHeadlessGguf { trunk: ck.dir.clone(), from: from.to_path_buf() });
     }
     if nextn != 1 || blocks <= nextn {
         return Err(err(format!("it has {nextn} MTP blocks of {blocks}; sqale grafts exactly one")));
@@ -245,7 +236,7 @@ fn from_gguf(ck: &Checkpoint, h: &Hparams, from: &Path, out: GgmlType) -> Result
         )));
     }
     let tokens = match header.get("tokenizer.ggml.tokens") {
-        Some(MetaValue::Array(MetaArray::Str(t))) => t.clone(),
+        Some(Value::Array(Array::Str(t))) => t.clone(),
         _ => return Err(err("it has no tokenizer.ggml.tokens".into())),
     };
     if let Some(d) = vocab_difference(&tokens_of(ck, h.vocab)?, &tokens) {

@@ -26,7 +26,7 @@
 use serde_json::Value;
 
 use crate::checkpoint::Checkpoint;
-use crate::gguf::{GgmlType, TensorInfo, Value as Gv};
+use crate::gguf::{Array, GgmlType, TensorInfo, Value as Gv};
 use crate::ConvertError;
 
 /// Architectures this module converts.
@@ -210,13 +210,13 @@ impl Hparams {
             (k("attention.layer_norm_rms_epsilon"), Gv::F32(self.rms_eps)),
             (k("rope.freq_base"), Gv::F32(self.rope_theta)),
             (k("rope.dimension_count"), u(self.rope_dims)),
-            (k("rope.dimension_sections"), Gv::I32Array(self.mrope_sections.to_vec())),
+            (k("rope.dimension_sections"), Gv::Array(Array::I32(self.mrope_sections.to_vec()))),
             (k("ssm.conv_kernel"), u(self.conv_kernel)),
             (k("ssm.state_size"), u(self.lin_k_dim)),
             (k("ssm.group_count"), u(self.lin_k_heads)),
             (k("ssm.time_step_rank"), u(self.lin_v_heads)),
             (k("ssm.inner_size"), u(self.value_dim())),
-            (k("attention.recurrent_layers"), Gv::BoolArray(recurrent)),
+            (k("attention.recurrent_layers"), Gv::Array(Array::Bool(recurrent))),
         ])
         .chain(self.full_attention_interval().map(|i| (k("full_attention_interval"), u(i))))
         .collect()
@@ -225,7 +225,7 @@ impl Hparams {
     /// `n` when every n-th layer (and only those) is full attention, as in every Qwen3.5 so
     /// far; written too, for tools that read scalars only (llama.cpp's metadata API skips
     /// arrays).
-    fn full_attention_interval(&self) -> Option<usize> {
+    pub fn full_attention_interval(&self) -> Option<usize> {
         let n = self.recurrent.iter().position(|r| !r)? + 1;
         let regular = self.recurrent.iter().enumerate().all(|(i, &r)| r == ((i + 1) % n != 0));
         regular.then_some(n)
@@ -458,18 +458,13 @@ pub fn plan_mtp(ck: &Checkpoint, h: &Hparams, out: GgmlType) -> Result<Option<Ve
         return Ok(None);
     };
     if let Some(n) = ck.hparam("mtp_num_hidden_layers").and_then(Value::as_u64).filter(|&n| n > 1) {
-        return Err(ConvertError::Mtp(format!(
-            "config.json has mtp_num_hidden_layers = {n}; llama.cpp's qwen35 reads one MTP block. Convert with --no-mtp"
-        )));
+        return Err(ConvertError::MtpBlocks { blocks: n });
     }
     let specs = mtp_specs(prefix, h, h.layers, out);
     let planned = specs.iter().map(|s| s.resolve(ck)).collect::<Result<Vec<_>, _>>()?;
     let known: std::collections::HashSet<&str> = specs.iter().map(|s| s.source.as_str()).collect();
     if let Some(extra) = ck.tensors.keys().find(|k| k.starts_with(prefix) && !known.contains(k.as_str())) {
-        return Err(ConvertError::Mtp(format!(
-            "tensor {extra} is not part of the MTP head llama.cpp's qwen35 reads (one dense full-attention block, \
-             fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm). Convert with --no-mtp to drop the head"
-        )));
+        return Err(ConvertError::MtpTensor { tensor: extra.clone() });
     }
     Ok(Some(planned))
 }

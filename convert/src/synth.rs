@@ -10,33 +10,17 @@ use half::bf16;
 use safetensors::tensor::{Dtype, View};
 use serde_json::{json, Value};
 
+use crate::qwen35::Hparams;
 use crate::ConvertError;
 
-/// Dimensions of a synthetic model.
+/// A synthetic model: the dimensions of Qwen3.5's text model, and what the checkpoint carries
+/// beside its trunk.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Preset {
-    /// Width of the residual stream.
-    pub hidden: usize,
-    /// Transformer blocks.
-    pub layers: usize,
-    /// Width of the MLP.
-    pub ffn: usize,
-    /// Query heads of the full-attention layers.
-    pub heads: usize,
-    /// Key/value heads of the full-attention layers.
-    pub kv_heads: usize,
-    /// Width of one full-attention head.
-    pub head_dim: usize,
-    /// Key heads of the linear-attention layers.
-    pub lin_k_heads: usize,
-    /// Value heads of the linear-attention layers.
-    pub lin_v_heads: usize,
-    /// Width of one linear-attention head.
-    pub lin_head_dim: usize,
-    /// Length of the linear-attention short convolution.
-    pub conv_kernel: usize,
-    /// Vocabulary size.
-    pub vocab: usize,
+    /// The dimensions, as [`Hparams::from_checkpoint`] reads them back from the config written.
+    /// `vocab` is a least size: a checkpoint is written with the tokenizer's vocabulary when that
+    /// is larger (0: always the tokenizer's).
+    pub hparams: Hparams,
     /// Whether the output projection is the embedding (tied).
     pub tied: bool,
     /// Whether it has a (random) multi-token-prediction head, `mtp.*`, as Qwen's base releases
@@ -44,10 +28,44 @@ pub struct Preset {
     pub mtp: bool,
 }
 
+/// Every preset's layers come in groups of this many, the last of each full attention.
+const FULL_ATTENTION_INTERVAL: usize = 4;
+
+/// What the presets take from Qwen3.5's published config beside the sizes (which are each
+/// preset's; `rope_dims` and `recurrent` follow from them, see [`Preset::qwen35`]).
+const PUBLISHED: Hparams = Hparams {
+    hidden: 0,
+    layers: 0,
+    ffn: 0,
+    heads: 0,
+    kv_heads: 0,
+    head_dim: 0,
+    lin_k_heads: 0,
+    lin_v_heads: 0,
+    lin_k_dim: 0,
+    lin_v_dim: 0,
+    conv_kernel: 4,
+    vocab: 0,
+    context: 262_144,
+    rope_theta: 1.0e7,
+    rope_dims: 0,
+    mrope_sections: [11, 11, 10, 0],
+    rms_eps: 1e-6,
+    recurrent: Vec::new(),
+    nextn_layers: 0,
+};
+
 impl Preset {
+    /// Qwen3.5 at the sizes of `h`: every 4th layer full attention, a quarter of each head
+    /// rotated (RoPE), a tied output head and an MTP head.
+    fn qwen35(h: Hparams) -> Self {
+        let recurrent = (0..h.layers).map(|i| (i + 1) % FULL_ATTENTION_INTERVAL != 0).collect();
+        Preset { hparams: Hparams { rope_dims: h.head_dim / 4, recurrent, ..h }, tied: true, mtp: true }
+    }
+
     /// Qwen3.5-2B's text dimensions (published config): 24 layers, every 4th full attention.
     pub fn qwen35_2b() -> Self {
-        Preset {
+        Self::qwen35(Hparams {
             hidden: 2048,
             layers: 24,
             ffn: 6144,
@@ -56,17 +74,16 @@ impl Preset {
             head_dim: 256,
             lin_k_heads: 16,
             lin_v_heads: 16,
-            lin_head_dim: 128,
-            conv_kernel: 4,
+            lin_k_dim: 128,
+            lin_v_dim: 128,
             vocab: 248_320,
-            tied: true,
-            mtp: true,
-        }
+            ..PUBLISHED
+        })
     }
 
     /// A tiny model for tests: both layer kinds, key and value head counts that differ.
     pub fn tiny() -> Self {
-        Preset {
+        Self::qwen35(Hparams {
             hidden: 64,
             layers: 4,
             ffn: 128,
@@ -75,19 +92,17 @@ impl Preset {
             head_dim: 16,
             lin_k_heads: 2,
             lin_v_heads: 4,
-            lin_head_dim: 16,
-            conv_kernel: 4,
-            vocab: 0,
-            tied: true,
-            mtp: true,
-        }
+            lin_k_dim: 16,
+            lin_v_dim: 16,
+            ..PUBLISHED
+        })
     }
 
     /// A small model whose every matrix row is a multiple of 256 wide, so that K-quant types
     /// (Q4_K, Q6_K: 256-value blocks) apply to all of its matrices, as on the real model; for
     /// tests of what a K-quant file does at a size that runs in seconds.
     pub fn small() -> Self {
-        Preset {
+        Self::qwen35(Hparams {
             hidden: 256,
             layers: 4,
             ffn: 512,
@@ -96,12 +111,10 @@ impl Preset {
             head_dim: 128,
             lin_k_heads: 2,
             lin_v_heads: 2,
-            lin_head_dim: 128,
-            conv_kernel: 4,
-            vocab: 0,
-            tied: true,
-            mtp: true,
-        }
+            lin_k_dim: 128,
+            lin_v_dim: 128,
+            ..PUBLISHED
+        })
     }
 
     /// By name: `qwen3.5-2b`, `small` or `tiny`.
@@ -115,56 +128,57 @@ impl Preset {
     }
 
     /// Every tensor of the text model, HF names and shapes (ConditionalGeneration layout).
-    pub fn tensors(&self, vocab: usize) -> Vec<(String, Vec<usize>)> {
+    pub fn tensors(&self) -> Vec<(String, Vec<usize>)> {
+        let h = &self.hparams;
         let lm = "model.language_model.";
-        let (e, kd, vd) = (self.hidden, self.lin_k_heads * self.lin_head_dim, self.lin_v_heads * self.lin_head_dim);
-        let mut t = vec![(format!("{lm}embed_tokens.weight"), vec![vocab, e]), (format!("{lm}norm.weight"), vec![e])];
-        for i in 0..self.layers {
+        let (e, kd, vd) = (h.hidden, h.lin_k_heads * h.lin_k_dim, h.lin_v_heads * h.lin_v_dim);
+        let mut t = vec![(format!("{lm}embed_tokens.weight"), vec![h.vocab, e]), (format!("{lm}norm.weight"), vec![e])];
+        for (i, &recurrent) in h.recurrent.iter().enumerate() {
             let p = format!("{lm}layers.{i}.");
             t.push((format!("{p}input_layernorm.weight"), vec![e]));
             t.push((format!("{p}post_attention_layernorm.weight"), vec![e]));
-            t.push((format!("{p}mlp.gate_proj.weight"), vec![self.ffn, e]));
-            t.push((format!("{p}mlp.up_proj.weight"), vec![self.ffn, e]));
-            t.push((format!("{p}mlp.down_proj.weight"), vec![e, self.ffn]));
-            if (i + 1) % 4 != 0 {
+            t.push((format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e]));
+            t.push((format!("{p}mlp.up_proj.weight"), vec![h.ffn, e]));
+            t.push((format!("{p}mlp.down_proj.weight"), vec![e, h.ffn]));
+            if recurrent {
                 let la = format!("{p}linear_attn.");
                 t.push((format!("{la}in_proj_qkv.weight"), vec![2 * kd + vd, e]));
                 t.push((format!("{la}in_proj_z.weight"), vec![vd, e]));
-                t.push((format!("{la}in_proj_b.weight"), vec![self.lin_v_heads, e]));
-                t.push((format!("{la}in_proj_a.weight"), vec![self.lin_v_heads, e]));
-                t.push((format!("{la}conv1d.weight"), vec![2 * kd + vd, 1, self.conv_kernel]));
-                t.push((format!("{la}dt_bias"), vec![self.lin_v_heads]));
-                t.push((format!("{la}A_log"), vec![self.lin_v_heads]));
-                t.push((format!("{la}norm.weight"), vec![self.lin_head_dim]));
+                t.push((format!("{la}in_proj_b.weight"), vec![h.lin_v_heads, e]));
+                t.push((format!("{la}in_proj_a.weight"), vec![h.lin_v_heads, e]));
+                t.push((format!("{la}conv1d.weight"), vec![2 * kd + vd, 1, h.conv_kernel]));
+                t.push((format!("{la}dt_bias"), vec![h.lin_v_heads]));
+                t.push((format!("{la}A_log"), vec![h.lin_v_heads]));
+                t.push((format!("{la}norm.weight"), vec![h.lin_v_dim]));
                 t.push((format!("{la}out_proj.weight"), vec![e, vd]));
             } else {
                 let sa = format!("{p}self_attn.");
-                t.push((format!("{sa}q_proj.weight"), vec![2 * self.heads * self.head_dim, e]));
-                t.push((format!("{sa}k_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
-                t.push((format!("{sa}v_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
-                t.push((format!("{sa}o_proj.weight"), vec![e, self.heads * self.head_dim]));
-                t.push((format!("{sa}q_norm.weight"), vec![self.head_dim]));
-                t.push((format!("{sa}k_norm.weight"), vec![self.head_dim]));
+                t.push((format!("{sa}q_proj.weight"), vec![2 * h.heads * h.head_dim, e]));
+                t.push((format!("{sa}k_proj.weight"), vec![h.kv_heads * h.head_dim, e]));
+                t.push((format!("{sa}v_proj.weight"), vec![h.kv_heads * h.head_dim, e]));
+                t.push((format!("{sa}o_proj.weight"), vec![e, h.heads * h.head_dim]));
+                t.push((format!("{sa}q_norm.weight"), vec![h.head_dim]));
+                t.push((format!("{sa}k_norm.weight"), vec![h.head_dim]));
             }
         }
         if !self.tied {
-            t.push(("lm_head.weight".into(), vec![vocab, e]));
+            t.push(("lm_head.weight".into(), vec![h.vocab, e]));
         }
         if self.mtp {
             // One dense full-attention block plus the fusion projection and its norms.
             let p = "mtp.layers.0.";
             t.push(("mtp.fc.weight".into(), vec![e, 2 * e]));
             t.push((format!("{p}input_layernorm.weight"), vec![e]));
-            t.push((format!("{p}mlp.down_proj.weight"), vec![e, self.ffn]));
-            t.push((format!("{p}mlp.gate_proj.weight"), vec![self.ffn, e]));
-            t.push((format!("{p}mlp.up_proj.weight"), vec![self.ffn, e]));
+            t.push((format!("{p}mlp.down_proj.weight"), vec![e, h.ffn]));
+            t.push((format!("{p}mlp.gate_proj.weight"), vec![h.ffn, e]));
+            t.push((format!("{p}mlp.up_proj.weight"), vec![h.ffn, e]));
             t.push((format!("{p}post_attention_layernorm.weight"), vec![e]));
-            t.push((format!("{p}self_attn.k_norm.weight"), vec![self.head_dim]));
-            t.push((format!("{p}self_attn.k_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
-            t.push((format!("{p}self_attn.o_proj.weight"), vec![e, self.heads * self.head_dim]));
-            t.push((format!("{p}self_attn.q_norm.weight"), vec![self.head_dim]));
-            t.push((format!("{p}self_attn.q_proj.weight"), vec![2 * self.heads * self.head_dim, e]));
-            t.push((format!("{p}self_attn.v_proj.weight"), vec![self.kv_heads * self.head_dim, e]));
+            t.push((format!("{p}self_attn.k_norm.weight"), vec![h.head_dim]));
+            t.push((format!("{p}self_attn.k_proj.weight"), vec![h.kv_heads * h.head_dim, e]));
+            t.push((format!("{p}self_attn.o_proj.weight"), vec![e, h.heads * h.head_dim]));
+            t.push((format!("{p}self_attn.q_norm.weight"), vec![h.head_dim]));
+            t.push((format!("{p}self_attn.q_proj.weight"), vec![2 * h.heads * h.head_dim, e]));
+            t.push((format!("{p}self_attn.v_proj.weight"), vec![h.kv_heads * h.head_dim, e]));
             t.push(("mtp.norm.weight".into(), vec![e]));
             t.push(("mtp.pre_fc_norm_embedding.weight".into(), vec![e]));
             t.push(("mtp.pre_fc_norm_hidden.weight".into(), vec![e]));
@@ -172,28 +186,44 @@ impl Preset {
         t
     }
 
-    /// The `config.json` of a `Qwen3_5ForConditionalGeneration`.
-    pub fn config(&self, vocab: usize, eos: u64) -> Value {
+    /// The `config.json` of a `Qwen3_5ForConditionalGeneration` with these dimensions.
+    pub fn config(&self, eos: u64) -> Value {
+        let h = &self.hparams;
         let layer_types: Vec<&str> =
-            (0..self.layers).map(|i| if (i + 1) % 4 == 0 { "full_attention" } else { "linear_attention" }).collect();
-        json!({
+            h.recurrent.iter().map(|&r| if r { "linear_attention" } else { "full_attention" }).collect();
+        // HF's three sections (text, height, width); llama.cpp's fourth is padding.
+        let mrope = if h.mrope_sections[3] == 0 { &h.mrope_sections[..3] } else { &h.mrope_sections[..] };
+        let partial_rotary = h.rope_dims as f64 / h.head_dim as f64;
+        let mut config = json!({
             "architectures": ["Qwen3_5ForConditionalGeneration"],
             "model_type": "qwen3_5",
             "tie_word_embeddings": self.tied,
             "text_config": {
-                "model_type": "qwen3_5_text", "hidden_size": self.hidden, "num_hidden_layers": self.layers,
-                "intermediate_size": self.ffn, "num_attention_heads": self.heads, "num_key_value_heads": self.kv_heads,
-                "head_dim": self.head_dim, "linear_num_key_heads": self.lin_k_heads, "linear_num_value_heads": self.lin_v_heads,
-                "linear_key_head_dim": self.lin_head_dim, "linear_value_head_dim": self.lin_head_dim,
-                "linear_conv_kernel_dim": self.conv_kernel, "layer_types": layer_types, "full_attention_interval": 4,
+                "model_type": "qwen3_5_text", "hidden_size": h.hidden, "num_hidden_layers": h.layers,
+                "intermediate_size": h.ffn, "num_attention_heads": h.heads, "num_key_value_heads": h.kv_heads,
+                "head_dim": h.head_dim, "linear_num_key_heads": h.lin_k_heads, "linear_num_value_heads": h.lin_v_heads,
+                "linear_key_head_dim": h.lin_k_dim, "linear_value_head_dim": h.lin_v_dim,
+                "linear_conv_kernel_dim": h.conv_kernel, "layer_types": layer_types,
                 "mtp_num_hidden_layers": 1, "mtp_use_dedicated_embeddings": false,
-                "vocab_size": vocab, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6, "hidden_act": "silu",
-                "rope_parameters": {"rope_type": "default", "rope_theta": 1.0e7, "partial_rotary_factor": 0.25,
-                                    "mrope_section": [11, 11, 10], "mrope_interleaved": true},
+                "vocab_size": h.vocab, "max_position_embeddings": h.context, "rms_norm_eps": decimal(h.rms_eps),
+                "hidden_act": "silu",
+                "rope_parameters": {"rope_type": "default", "rope_theta": decimal(h.rope_theta),
+                                    "partial_rotary_factor": partial_rotary,
+                                    "mrope_section": mrope, "mrope_interleaved": true},
                 "tie_word_embeddings": self.tied, "eos_token_id": eos, "dtype": "bfloat16"
             }
-        })
+        });
+        if let Some(n) = h.full_attention_interval() {
+            config["text_config"]["full_attention_interval"] = json!(n);
+        }
+        config
     }
+}
+
+/// `x` as the decimal it is written as (`1e-6`, not the `9.99999997e-7` of its exact value), as
+/// a config file states it.
+fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
 }
 
 /// A tensor generated when written (so no two are in memory at once).
@@ -257,7 +287,9 @@ pub fn write_checkpoint(
         .map(|a| a.iter().filter_map(|t| t["id"].as_u64()).max().unwrap_or(0))
         .unwrap_or(0);
     let needed = max_id.max(max_added) as usize + 1;
-    let vocab = if preset.vocab >= needed { preset.vocab } else { needed.div_ceil(64) * 64 };
+    let least = preset.hparams.vocab;
+    let vocab = if least >= needed { least } else { needed.div_ceil(64) * 64 };
+    let preset = Preset { hparams: Hparams { vocab, ..preset.hparams.clone() }, ..preset.clone() };
     let eos = tok["added_tokens"]
         .as_array()
         .and_then(|a| a.iter().find(|t| t["content"] == "<|im_end|>"))
@@ -269,7 +301,7 @@ pub fn write_checkpoint(
         let p = dir.join(name);
         std::fs::write(&p, serde_json::to_string_pretty(v).unwrap_or_default()).map_err(io(&p))
     };
-    write_json("config.json", &preset.config(vocab, eos))?;
+    write_json("config.json", &preset.config(eos))?;
     write_json(
         "generation_config.json",
         &json!({"temperature": 0.6, "top_p": 0.95, "top_k": 20, "do_sample": true, "eos_token_id": [eos]}),
@@ -285,7 +317,7 @@ pub fn write_checkpoint(
     std::fs::write(dir.join("tokenizer_config.json"), tc).map_err(io(dir))?;
 
     // Group tensors into shards of at most `shard_bytes`.
-    let tensors = preset.tensors(vocab);
+    let tensors = preset.tensors();
     let mut shards: Vec<Vec<(String, Vec<usize>)>> = vec![Vec::new()];
     let mut size = 0usize;
     for t in tensors {
@@ -330,4 +362,43 @@ pub fn write_checkpoint(
     }
     write_json("model.safetensors.index.json", &json!({"metadata": {"total_size": total}, "weight_map": weight_map}))?;
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::Checkpoint;
+
+    /// The config a preset writes is read back as the preset's dimensions: the shape is
+    /// declared once, in the preset's `Hparams`.
+    #[test]
+    fn each_preset_reads_back_as_its_hparams() {
+        for name in ["qwen3.5-2b", "small", "tiny"] {
+            let mut preset = Preset::by_name(name).expect("a preset");
+            preset.hparams.vocab = preset.hparams.vocab.max(1024);
+            let ck = Checkpoint {
+                dir: Default::default(),
+                config: preset.config(7),
+                architecture: "Qwen3_5ForConditionalGeneration".into(),
+                shards: Vec::new(),
+                tensors: Default::default(),
+                tokenizer: Value::Null,
+                tokenizer_config: None,
+                chat_template: None,
+                generation_config: None,
+            };
+            assert_eq!(Hparams::from_checkpoint(&ck).expect("readable"), preset.hparams, "{name}");
+        }
+    }
+
+    #[test]
+    fn config_numbers_are_the_published_decimals() {
+        let config = Preset::qwen35_2b().config(0);
+        let text = &config["text_config"];
+        assert_eq!(text["rms_norm_eps"], json!(1e-6));
+        assert_eq!(text["rope_parameters"]["rope_theta"], json!(1.0e7));
+        assert_eq!(text["rope_parameters"]["partial_rotary_factor"], json!(0.25));
+        assert_eq!(text["rope_parameters"]["mrope_section"], json!([11, 11, 10]));
+        assert_eq!(text["full_attention_interval"], json!(4));
+    }
 }

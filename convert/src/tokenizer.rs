@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::checkpoint::Checkpoint;
-use crate::gguf::Value as Gv;
+use crate::gguf::{Array, Value as Gv};
 use crate::ConvertError;
 
 /// The Qwen3.5 pre-tokenizer regex as `tokenizer.json` stores it (letters and combining marks
@@ -141,9 +141,9 @@ pub fn metadata(ck: &Checkpoint, n_vocab: usize) -> Result<Vec<(String, Gv)>, Co
     let mut md = vec![
         ("tokenizer.ggml.model".to_string(), Gv::Str("gpt2".into())),
         ("tokenizer.ggml.pre".to_string(), Gv::Str(pre.into())),
-        ("tokenizer.ggml.tokens".to_string(), Gv::StrArray(tokens)),
-        ("tokenizer.ggml.token_type".to_string(), Gv::I32Array(types)),
-        ("tokenizer.ggml.merges".to_string(), Gv::StrArray(merges)),
+        ("tokenizer.ggml.tokens".to_string(), Gv::Array(Array::Str(tokens))),
+        ("tokenizer.ggml.token_type".to_string(), Gv::Array(Array::I32(types))),
+        ("tokenizer.ggml.merges".to_string(), Gv::Array(Array::Str(merges))),
         ("tokenizer.ggml.bos_token_id".to_string(), Gv::U32(bos as u32)),
         ("tokenizer.ggml.eos_token_id".to_string(), Gv::U32(eos as u32)),
         ("tokenizer.ggml.padding_token_id".to_string(), Gv::U32(pad as u32)),

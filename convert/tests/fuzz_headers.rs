@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Value as Json};
 use sqale_convert::checkpoint::Checkpoint;
-use sqale_convert::gguf::{self, GgmlType, MetaArray, MetaValue, ReadError, TensorInfo, Value};
+use sqale_convert::gguf::{self, Array, GgmlType, ReadError, TensorInfo, Value};
 
 /// A scratch folder, in memory where the machine has one: the GGUF writer syncs its file, which
 /// on a disk costs milliseconds a case.
@@ -140,18 +140,43 @@ fn gguf_string() -> impl Strategy<Value = String> {
     prop_oneof!["[a-z._]{1,12}", "\\PC{0,12}", any::<String>().prop_map(|s| s.chars().take(8).collect())]
 }
 
+/// Up to a dozen elements.
+fn elements<S: Strategy>(s: S) -> impl Strategy<Value = Vec<S::Value>> {
+    prop::collection::vec(s, 0..12)
+}
+
+/// A value of any GGUF type (floats of any bit pattern, NaN payloads included).
 fn gguf_value() -> impl Strategy<Value = Value> {
+    let f32_ = || any::<u32>().prop_map(f32::from_bits);
+    let f64_ = || any::<u64>().prop_map(f64::from_bits);
+    let array = prop_oneof![
+        elements(any::<u8>()).prop_map(Array::U8),
+        elements(any::<i8>()).prop_map(Array::I8),
+        elements(any::<u16>()).prop_map(Array::U16),
+        elements(any::<i16>()).prop_map(Array::I16),
+        elements(any::<u32>()).prop_map(Array::U32),
+        elements(any::<i32>()).prop_map(Array::I32),
+        elements(f32_()).prop_map(Array::F32),
+        elements(any::<bool>()).prop_map(Array::Bool),
+        elements(gguf_string()).prop_map(Array::Str),
+        elements(any::<u64>()).prop_map(Array::U64),
+        elements(any::<i64>()).prop_map(Array::I64),
+        elements(f64_()).prop_map(Array::F64),
+    ];
     prop_oneof![
+        any::<u8>().prop_map(Value::U8),
+        any::<i8>().prop_map(Value::I8),
+        any::<u16>().prop_map(Value::U16),
+        any::<i16>().prop_map(Value::I16),
         any::<u32>().prop_map(Value::U32),
         any::<i32>().prop_map(Value::I32),
-        any::<u32>().prop_map(|b| Value::F32(f32::from_bits(b))),
+        f32_().prop_map(Value::F32),
         any::<bool>().prop_map(Value::Bool),
         gguf_string().prop_map(Value::Str),
-        prop::collection::vec(gguf_string(), 0..12).prop_map(Value::StrArray),
-        prop::collection::vec(any::<i32>(), 0..12).prop_map(Value::I32Array),
-        prop::collection::vec(any::<u32>(), 0..12).prop_map(Value::U32Array),
-        prop::collection::vec(any::<u32>().prop_map(f32::from_bits), 0..12).prop_map(Value::F32Array),
-        prop::collection::vec(any::<bool>(), 0..12).prop_map(Value::BoolArray),
+        any::<u64>().prop_map(Value::U64),
+        any::<i64>().prop_map(Value::I64),
+        f64_().prop_map(Value::F64),
+        array.prop_map(Value::Array),
     ]
 }
 
@@ -176,10 +201,14 @@ fn write_gguf(dir: &Path, metadata: &[(String, Value)], tensors: &[TensorInfo]) 
 }
 
 /// Equality with floats compared bit for bit (NaN payloads included).
-fn same(a: &MetaValue, b: &MetaValue) -> bool {
+fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (MetaValue::F32(x), MetaValue::F32(y)) => x.to_bits() == y.to_bits(),
-        (MetaValue::Array(MetaArray::F32(x)), MetaValue::Array(MetaArray::F32(y))) => {
+        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
+        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
+        (Value::Array(Array::F32(x)), Value::Array(Array::F32(y))) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Value::Array(Array::F64(x)), Value::Array(Array::F64(y))) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
         }
         _ => a == b,
@@ -354,7 +383,7 @@ proptest! {
         prop_assert_eq!(h.metadata.len(), metadata.len());
         for ((k, v), (rk, rv)) in metadata.iter().zip(&h.metadata) {
             prop_assert_eq!(k, rk);
-            prop_assert!(same(&MetaValue::from(v), rv), "{}: wrote {:?}, read {:?}", k, v, rv);
+            prop_assert!(same(v, rv), "{}: wrote {:?}, read {:?}", k, v, rv);
         }
         prop_assert_eq!(h.tensors.len(), tensors.len());
         for (i, (t, r)) in tensors.iter().zip(&h.tensors).enumerate() {
@@ -616,14 +645,14 @@ fn gguf_errors_name_the_problem() {
         kv("general.alignment", 4, &64u32.to_le_bytes()),
     ]);
     let h = read(&all).unwrap();
-    assert_eq!(h.get("u8"), Some(&MetaValue::U8(7)));
-    assert_eq!(h.get("i8"), Some(&MetaValue::I8(-1)));
-    assert_eq!(h.get("u16"), Some(&MetaValue::U16(0x0201)));
-    assert_eq!(h.get("i16"), Some(&MetaValue::I16(-2)));
-    assert_eq!(h.get("u64").and_then(MetaValue::as_u64), Some(u64::MAX));
-    assert_eq!(h.get("i64"), Some(&MetaValue::I64(-5)));
-    assert_eq!(h.get("f64"), Some(&MetaValue::F64(1.5)));
-    assert_eq!(h.get("a").and_then(MetaValue::as_array), Some(&MetaArray::U8(vec![1, 2])));
+    assert_eq!(h.get("u8"), Some(&Value::U8(7)));
+    assert_eq!(h.get("i8"), Some(&Value::I8(-1)));
+    assert_eq!(h.get("u16"), Some(&Value::U16(0x0201)));
+    assert_eq!(h.get("i16"), Some(&Value::I16(-2)));
+    assert_eq!(h.get("u64").and_then(Value::as_u64), Some(u64::MAX));
+    assert_eq!(h.get("i64"), Some(&Value::I64(-5)));
+    assert_eq!(h.get("f64"), Some(&Value::F64(1.5)));
+    assert_eq!(h.get("a").and_then(Value::as_array), Some(&Array::U8(vec![1, 2])));
     assert_eq!(h.alignment, 64);
 
     let e = gguf::read_header(&dir.path().join("absent.gguf")).unwrap_err();

@@ -12,7 +12,7 @@ use half::{bf16, f16};
 use safetensors::tensor::{Dtype, TensorView};
 use safetensors::SafeTensors;
 use sha2::{Digest, Sha256};
-use sqale_convert::gguf::{self, GgufHeader, MetaArray, MetaValue};
+use sqale_convert::gguf::{self, Array, GgufHeader, Value};
 use sqale_convert::{ConvertError, ConvertOptions, Graft, IfPresent, Mtp};
 
 /// The headless copy the runtime crate's tests use too.
@@ -98,7 +98,7 @@ fn read_gguf(path: &Path) -> (GgufHeader, Tensors) {
 }
 
 fn u(h: &GgufHeader, key: &str) -> Option<u64> {
-    h.get(key).and_then(MetaValue::as_u64)
+    h.get(key).and_then(Value::as_u64)
 }
 
 fn head_of(data: &Tensors) -> Tensors {
@@ -165,7 +165,7 @@ fn the_metadata_counts_the_head_block_and_the_trunk_is_unchanged() {
     assert_eq!(u(&hw, "qwen35.nextn_predict_layers"), Some(1));
     assert_eq!(u(&hw, "qwen35.full_attention_interval"), Some(4), "the trunk's interval");
     let recurrent = |h: &GgufHeader| match h.get("qwen35.attention.recurrent_layers") {
-        Some(MetaValue::Array(MetaArray::Bool(b))) => b.clone(),
+        Some(Value::Array(Array::Bool(b))) => b.clone(),
         other => panic!("{other:?}"),
     };
     assert_eq!(recurrent(&hw), [true, true, true, false, false], "one entry per block; the head's is not recurrent");
@@ -283,8 +283,8 @@ fn a_head_that_does_not_fit_is_refused_and_nothing_is_written() {
 
     // The checkpoint has its own head: refused unless replacing.
     let err = fails(&fixture("tied"), graft(&fixture("untied"), IfPresent::Refuse));
-    assert!(matches!(err, ConvertError::Graft { .. }), "{err}");
-    assert!(err.to_string().contains("already has its own MTP head") && err.to_string().contains("--mtp-replace"));
+    assert!(matches!(err, ConvertError::GraftOntoOwnHead { .. }), "{err}");
+    assert!(err.to_string().contains("already has its own MTP head") && err.to_string().contains("replace it"));
     let out = dir.path().join("replaced.gguf");
     let report = convert(&fixture("tied"), &out, "f32", graft(&fixture("untied"), IfPresent::Replace));
     assert_eq!(report.mtp_source.as_deref(), Some(fixture("untied").as_path()));
@@ -309,6 +309,14 @@ fn a_head_that_does_not_fit_is_refused_and_nothing_is_written() {
     assert!(convert(&bad, &dir.path().join("ok.gguf"), "f32", Mtp::Drop).mtp_tensors == 0, "--no-mtp still works");
     let err = fails(&headless, graft(&bad, IfPresent::Refuse));
     assert!(err.to_string().contains("mtp.fc.weight") && err.to_string().contains(&*bad.to_string_lossy()), "{err}");
+
+    // A head of two blocks (llama.cpp reads one): refused, unless left out.
+    let deep = dir.path().join("two-blocks");
+    copy_dir(&fixture("tied"), &deep);
+    edit_json(&deep.join("config.json"), |v| v["text_config"]["mtp_num_hidden_layers"] = 2.into());
+    let err = fails(&deep, Mtp::Keep);
+    assert!(matches!(err, ConvertError::MtpBlocks { blocks: 2 }), "{err}");
+    assert!(convert(&deep, &dir.path().join("deep.gguf"), "f32", Mtp::Drop).mtp_tensors == 0);
 
     // Another architecture.
     let other = dir.path().join("llama");
@@ -343,6 +351,7 @@ fn a_head_that_does_not_fit_is_refused_and_nothing_is_written() {
     let no_head = dir.path().join("no-head.gguf");
     convert(&fixture("tied"), &no_head, "f32", Mtp::Drop);
     let err = fails(&headless, graft(&no_head, IfPresent::Refuse));
+    assert!(matches!(err, ConvertError::GraftFromHeadlessGguf { .. }), "{err}");
     assert!(err.to_string().contains("no MTP head") && err.to_string().contains("no-head.gguf"), "{err}");
     let err = fails(&headless, graft(&fixture("tied").join("config.json"), IfPresent::Refuse));
     assert!(err.to_string().contains("not a valid GGUF"), "{err}");

@@ -97,7 +97,7 @@ pub enum EngineError {
         backends: String,
     },
     /// A device was named that llama.cpp does not see.
-    #[error("no device {asked:?}; llama.cpp sees: {available} (see `sqale info`)")]
+    #[error("no device {asked:?}; llama.cpp sees: {available}")]
     NoSuchDevice {
         /// What was asked for.
         asked: String,
@@ -114,13 +114,13 @@ pub enum EngineError {
         source: llama_cpp_2::LlamaContextLoadError,
     },
     /// MTP drafting was asked of a file without a multi-token-prediction head.
-    #[error("{0} has no multi-token-prediction head (nextn layers), so `--speculate mtp` or `both` can't draft; use `--speculate lookup`, or convert the checkpoint with its head (`sqale convert`, or `--mtp-from` the base model)")]
+    #[error("{0} has no multi-token-prediction head (nextn layers), so the MTP head can't draft; draft with prompt lookup alone, or convert the checkpoint with its head (or with the head of its base model)")]
     NoMtpHead(PathBuf),
     /// MTP drafting was asked of a context of several sequences.
-    #[error("the MTP head drafts for one sequence only (llama.cpp's drafter serves sequence 0), and {0} were asked for; use `--speculate lookup` with `--parallel`, or run one episode at a time")]
+    #[error("the MTP head drafts for one sequence only (llama.cpp's drafter serves sequence 0), and {0} were asked for; draft with prompt lookup alone for several sequences, or run one episode at a time")]
     MtpOneSequence(usize),
-    /// MTP drafting was asked of the batched engine (`eval`).
-    #[error("the batched engine (`eval`, `--parallel`) drafts with prompt lookup only: the MTP head drafts for a lone conversation (`ask`, `bench`); use `--speculate lookup`")]
+    /// MTP drafting was asked of the batched engine.
+    #[error("the batched engine drafts with prompt lookup only: the MTP head drafts for a lone conversation; draft with prompt lookup alone")]
     MtpBatched,
     /// llama.cpp could not set up MTP drafting.
     #[error("llama.cpp could not set up drafting with the MTP head: {0}")]

@@ -1,6 +1,6 @@
 //! A GGUF model loaded into memory, and the llama.cpp backend and devices it runs on.
 
-use sqale_convert::gguf::MetaValue;
+use sqale_convert::gguf;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -132,7 +132,7 @@ impl Model {
             params = params.with_devices(&[index]).map_err(|source| EngineError::Device { index, source })?;
         }
         let arch = header.architecture().unwrap_or_default();
-        let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(MetaValue::as_u64).unwrap_or(0);
+        let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(gguf::Value::as_u64).unwrap_or(0);
         let mtp = heads > 0 && !options.skip_mtp;
         params = params.with_load_mtp(mtp);
         let model = LlamaModel::load_from_file(backend, path, &params)

@@ -193,7 +193,7 @@ mod tests {
         let preset = sqale_convert::synth::Preset::qwen35_2b();
         let ck = sqale_convert::checkpoint::Checkpoint {
             dir: Default::default(),
-            config: preset.config(preset.vocab, 0),
+            config: preset.config(0),
             architecture: "Qwen3_5ForConditionalGeneration".into(),
             shards: Vec::new(),
             tensors: Default::default(),
