@@ -96,6 +96,12 @@ enum Work {
     Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream, live: Option<Live> },
 }
 
+/// A member of a generate batch: its sequence, its first row, and its draft.
+type Member = (usize, usize, Option<Draft>);
+
+/// A row of a batch: sequence, position, token.
+type Row = (usize, usize, LlamaToken);
+
 /// One sequence of the context as the scheduler sees it.
 struct Scheduled {
     seq: Sequence<'static>,
@@ -327,10 +333,34 @@ impl<'m> BatchedEngine<'m> {
     /// Decodes the pending token of every generating sequence, with its draft if it has one,
     /// in one batch; then checks each sequence's draft and samples its next token.
     fn generate_step(&mut self, scheduled: &mut [Scheduled], replies: &[Sender<Reply>]) -> Result<(), GenerateError> {
+        let (members, rows) = self.verify_batch(scheduled, replies)?;
+        if members.is_empty() {
+            return Ok(());
+        }
+        self.core.decode_rows(&rows)?;
+        let mut replays = Vec::new();
+        for (i, first, draft) in members {
+            if self.take_rows(&mut scheduled[i], first, draft, &replies[i])? {
+                // Rebuilt after every sequence has read its rows: a replay's batch replaces them.
+                replays.push(i);
+            }
+        }
+        for i in replays {
+            scheduled[i].seq.replay(&mut self.core)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of one generate step: every generating sequence's pending token and its draft.
+    /// Returns `(sequence, first row, draft)` of each member and the rows; a cancelled or full
+    /// sequence is answered and left out.
+    fn verify_batch(
+        &mut self,
+        scheduled: &mut [Scheduled],
+        replies: &[Sender<Reply>],
+    ) -> Result<(Vec<Member>, Vec<Row>), GenerateError> {
         let capacity = self.core.per_seq();
-        // (sequence, first row, draft) of every member of the batch.
-        let mut members: Vec<(usize, usize, Option<Draft>)> = Vec::new();
-        let mut rows: Vec<(usize, usize, LlamaToken)> = Vec::new();
+        let (mut members, mut rows) = (Vec::new(), Vec::new());
         for (i, sched) in scheduled.iter_mut().enumerate() {
             let Work::Generate { max, generated, next, ref live, .. } = sched.work else { continue };
             if live.as_ref().is_some_and(|l| l.cancel.load(Ordering::Relaxed)) {
@@ -352,55 +382,53 @@ impl<'m> BatchedEngine<'m> {
             rows.extend(sched.seq.rows(next, draft.as_ref().map_or(&[][..], |d| &d.1[..])));
             members.push((i, first, draft));
         }
-        if members.is_empty() {
-            return Ok(());
+        Ok((members, rows))
+    }
+
+    /// After the generate batch: checks one sequence's rows from `first` on, hands its new text
+    /// on, and answers its worker when the completion ends. Returns whether the sequence must be
+    /// replayed.
+    fn take_rows(
+        &mut self,
+        sched: &mut Scheduled,
+        first: usize,
+        draft: Option<Draft>,
+        reply: &Sender<Reply>,
+    ) -> Result<bool, GenerateError> {
+        let Work::Generate { max, generated, next, .. } = sched.work else { return Ok(false) };
+        let settled = sched.seq.settle(&mut self.core, first, next, draft.as_ref(), max - generated, None)?;
+        let checked = settled.checked;
+        sched.seq.counters.generated_tokens += 1 + checked.accepted;
+        let stop = checked.next.is_some_and(|t| self.core.is_stop(t));
+        let kept = &sched.seq.tokens[sched.seq.tokens.len() - checked.accepted..];
+        let Work::Generate { generated, next, text, live, .. } = &mut sched.work else { return Ok(settled.replay) };
+        for &t in kept {
+            Live::keep(live, text.push(self.core.llama(), t));
         }
-        self.core.decode_rows(&rows)?;
-        let mut replays = Vec::new();
-        for (i, first, draft) in members {
-            let sched = &mut scheduled[i];
-            let Work::Generate { max, generated, next, .. } = sched.work else { continue };
-            let settled = sched.seq.settle(&mut self.core, first, next, draft.as_ref(), max - generated, None)?;
-            let checked = settled.checked;
-            sched.seq.counters.generated_tokens += 1 + checked.accepted;
-            if settled.replay {
-                // Rebuilt after every sequence has read its rows: a replay's batch replaces them.
-                replays.push(i);
-            }
-            let stop = checked.next.is_some_and(|t| self.core.is_stop(t));
-            let kept = &sched.seq.tokens[sched.seq.tokens.len() - checked.accepted..];
-            let Work::Generate { generated, next, text, live, .. } = &mut sched.work else { continue };
-            for &t in kept {
+        *generated += checked.accepted;
+        let finish = match checked.next {
+            None => Some(Finish::Length),
+            Some(_) if stop => Some(Finish::Stop),
+            Some(t) => {
                 Live::keep(live, text.push(self.core.llama(), t));
+                *next = t;
+                *generated += 1;
+                None
             }
-            *generated += checked.accepted;
-            let finish = match checked.next {
-                None => Some(Finish::Length),
-                Some(_) if stop => Some(Finish::Stop),
-                Some(t) => {
-                    Live::keep(live, text.push(self.core.llama(), t));
-                    *next = t;
-                    *generated += 1;
-                    None
-                }
-            };
-            if finish.is_some() {
-                Live::keep(live, text.rest());
-            }
-            Live::flush(live, &replies[i]);
-            if let Some(finish) = finish {
-                let done = Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() };
-                // Kept for a completion asked without appending first (as a lone engine would).
-                sched.logits.clear();
-                sched.logits.extend_from_slice(self.core.logits(settled.last_row));
-                sched.work = Work::Idle;
-                let _ = replies[i].send(Reply::Completed(done, sched.seq.counters));
-            }
+        };
+        if finish.is_some() {
+            Live::keep(live, text.rest());
         }
-        for i in replays {
-            scheduled[i].seq.replay(&mut self.core)?;
+        Live::flush(live, reply);
+        if let Some(finish) = finish {
+            let done = Completion { text: text.text(), tokens: *generated, finish, ids: text.ids() };
+            // Kept for a completion asked without appending first (as a lone engine would).
+            sched.logits.clear();
+            sched.logits.extend_from_slice(self.core.logits(settled.last_row));
+            sched.work = Work::Idle;
+            let _ = reply.send(Reply::Completed(done, sched.seq.counters));
         }
-        Ok(())
+        Ok(settled.replay)
     }
 }
 
