@@ -46,7 +46,7 @@ pub enum PullError {
     #[error("models/registry.toml is invalid: {0}")]
     Registry(String),
     /// Not in the cache and the network may not be used or failed.
-    #[error("{repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, run `sqale pull {alias}`; or use a local GGUF file")]
+    #[error("{repo} is not in the Hugging Face cache ({cache}) and {why}. Where there is network, pull {alias} once (the cache is then reused offline); or use a local GGUF file")]
     NotCached {
         /// The repository.
         repo: String,
@@ -156,7 +156,7 @@ pub fn resolve(name: &str) -> Result<Entry, PullError> {
 /// `.`, without `--` or `..`, the name at most 96 characters.
 fn check_repo_id(id: &str) -> Result<(), PullError> {
     const HINT: &str =
-        "Give a registry alias (`sqale pull` lists them) or a Hugging Face id such as trl-lab/qwen3.5-2b-grpo-synsql";
+        "Give a registry alias (models/registry.toml) or a Hugging Face id such as trl-lab/qwen3.5-2b-grpo-synsql";
     let bad = |why| PullError::BadName { what: "repository id", value: id.to_string(), why, hint: HINT };
     let parts: Vec<&str> = id.split('/').collect();
     if parts.len() > 2 {
@@ -505,6 +505,73 @@ pub fn install(
     crate::atomic::write(&mpath, serde_json::to_string_pretty(&manifest).unwrap_or_default())
         .map_err(|err| PullError::Io { path: mpath.clone(), source: err })?;
     Ok((gguf, manifest))
+}
+
+/// How to pull a model.
+#[derive(Debug, Clone, Default)]
+pub struct PullOptions {
+    /// Threads for quantisation (`None`: every CPU).
+    pub threads: Option<i32>,
+    /// Leave out the MTP head (by default the checkpoint's own, else grafted: [`mtp_for`]).
+    pub no_mtp: bool,
+    /// Show hf-hub's download progress.
+    pub download_progress: bool,
+}
+
+/// What a pull reports as it goes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PullEvent<'a> {
+    /// No model file was given: the registry's default model `entry` is pulled as `ty`, once.
+    PullingDefault {
+        /// The default model.
+        entry: &'a Entry,
+        /// Its type.
+        ty: &'a str,
+    },
+    /// The conversion's progress.
+    Convert(sqale_convert::Progress<'a>),
+    /// The GGUF is installed, its manifest written.
+    Installed {
+        /// The GGUF.
+        gguf: &'a Path,
+        /// Its manifest.
+        manifest: &'a Manifest,
+    },
+}
+
+/// Pulls `entry` as `ty`: fetches its checkpoint ([`fetch_checkpoint`]), picks its MTP head
+/// ([`mtp_for`]) and converts it into sqale's cache ([`install`]). Returns the GGUF path and
+/// its manifest.
+pub fn pull(
+    entry: &Entry,
+    ty: &str,
+    options: &PullOptions,
+    on_event: &mut dyn FnMut(PullEvent<'_>),
+) -> Result<(PathBuf, Manifest), PullError> {
+    let snapshot = fetch_checkpoint(entry, options.download_progress)?;
+    let mtp = mtp_for(entry, &snapshot, options.no_mtp, options.download_progress)?;
+    let (gguf, manifest) =
+        install(entry, &snapshot, ty, options.threads, mtp, &mut |p| on_event(PullEvent::Convert(p)))?;
+    on_event(PullEvent::Installed { gguf: &gguf, manifest: &manifest });
+    Ok((gguf, manifest))
+}
+
+/// The registry's default model in its default type: the GGUF from sqale's cache, pulled into
+/// it first when missing ([`pull`], with `options`), and the `sqale_agent.py` that came with it.
+pub fn default_model(
+    options: &PullOptions,
+    on_event: &mut dyn FnMut(PullEvent<'_>),
+) -> Result<(PathBuf, Option<PathBuf>), PullError> {
+    let entry = default_entry()?;
+    let gguf = match cached_gguf(&entry, &entry.default_type) {
+        Some(p) => p,
+        None => {
+            on_event(PullEvent::PullingDefault { entry: &entry, ty: &entry.default_type });
+            pull(&entry, &entry.default_type, options, on_event)?.0
+        }
+    };
+    Ok((gguf, cached_prompt_file(&entry)))
 }
 
 #[cfg(test)]

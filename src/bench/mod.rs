@@ -1,13 +1,17 @@
 //! Speed benchmarks through sqale's own engine, each returning a typed report:
 //!
 //! - [`speed`]: prefill and decode tokens/s (comparable with llama.cpp's `llama-bench` pp/tg);
+//! - [`busy`]: decode speed idle and beside 1..=N threads spinning on the CPUs, each level
+//!   against idle;
 //! - [`replay`]: what the prompt cache saves over a six-tool-turn episode (and, optionally, two
-//!   live episodes' token counts);
+//!   live episodes' token counts), and what speculation saves over the same episode;
 //! - [`parallel`]: a benchmark's episodes at several sequence counts through one loaded model;
 //! - [`speculation`]: the verify cost curve, the oracle ceiling of speculative decoding and the
-//!   speed-up the curve predicts (the replay also times speculation on and off).
+//!   speed-up the curve predicts.
 //!
-//! The reports serialize to the JSON `sqale bench --json` prints.
+//! This module holds what they share: [`engine_options`] (how `auto` speculation applies to
+//! known text), [`BenchError`] and [`mean_sd`]. The reports serialize to the JSON
+//! `sqale bench --json` prints.
 
 pub mod busy;
 pub mod parallel;
@@ -25,10 +29,11 @@ pub use speculation::{speculation, SpeculationReport, SpeculationSetup};
 pub use speed::{speed, SpeedReport, SpeedSizes};
 
 use crate::agent::AgentError;
-use crate::engine::EngineError;
+use crate::engine::{EngineError, EngineOptions, Model};
 use crate::eval::EvalError;
 use crate::generate::GenerateError;
 use crate::prompt::PromptError;
+use crate::speculate::Speculate;
 
 /// Why a benchmark could not run. Messages name what failed; the cause is the error's
 /// [`source`](std::error::Error::source) (print the chain, e.g. anyhow's `{:#}`).
@@ -56,15 +61,24 @@ pub enum BenchError {
     /// A parallel run's evaluation stopped.
     #[error(transparent)]
     Eval(#[from] EvalError),
-    /// The scratch folder for the parallel runs' results could not be made.
-    #[error("scratch folder for the results")]
-    Scratch(#[source] std::io::Error),
     /// The agent prompt's user turn could not be made for the question.
     #[error("the agent prompt's user turn")]
     Prompt(#[source] PromptError),
     /// No sequence counts, or one outside 1 to [`MAX_PARALLEL`].
     #[error("sequence counts must be 1-{max}, at least one, got {0:?}", max = MAX_PARALLEL)]
     Parallel(Vec<u32>),
+}
+
+/// `options` as the benchmarks run them on `model`: they decode known text, where a draft
+/// cannot change a token at any temperature, so `auto` drafts with everything the file allows
+/// (prompt lookup, plus the MTP head when the file has one). Other modes are kept.
+pub fn engine_options(model: &Model, options: &EngineOptions) -> EngineOptions {
+    let speculate = match options.speculate {
+        Speculate::Auto if model.has_mtp_head() => Speculate::Both,
+        Speculate::Auto => Speculate::Lookup,
+        other => other,
+    };
+    EngineOptions { speculate, ..options.clone() }
 }
 
 /// Mean and sample standard deviation (0 for fewer than two values).

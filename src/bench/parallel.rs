@@ -11,8 +11,7 @@ use crate::agent::Settings;
 use crate::engine::BatchedEngine;
 use crate::engine::{EngineOptions, Model};
 use crate::env::Limits;
-use crate::eval::Question;
-use crate::eval::{self, GoldCache, Record};
+use crate::eval::{self, GoldCache, Plan, Question, Record, Sink};
 
 /// The most sequences one run may decode at once.
 pub const MAX_PARALLEL: u32 = 64;
@@ -84,17 +83,11 @@ pub fn check_values(values: &[u32]) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// What decides whether two runs' episodes are the same: each question's answer and every
-/// turn's completion and calls.
-fn fingerprint(r: &Record) -> serde_json::Value {
-    let episode = serde_json::to_value(&r.episode).unwrap_or_default();
-    let turns = episode
-        .get("turns")
-        .and_then(|t| t.as_array())
-        .map(|t| t.iter().map(|t| (t["completion"].clone(), t["calls"].clone())).collect::<Vec<_>>());
-    let turns =
-        if episode.is_null() { serde_json::Value::Null } else { serde_json::to_value(turns).unwrap_or_default() };
-    serde_json::json!({"id": r.id, "sql": r.sql, "turns": turns})
+/// Whether two runs (their records sorted by question) took the same episodes: each question's
+/// answer and every turn's completion and calls ([`Record::turn_signature`]).
+fn same_episodes(a: &[Record], b: &[Record]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| x.id == y.id && x.sql == y.sql && x.turn_signature() == y.turn_signature())
 }
 
 /// Runs `questions` at each of `setup.values` sequences at once through `model` (a batched
@@ -114,30 +107,20 @@ pub fn parallel(
     let mut options = options;
     options.ctx = eval::sequence_context(options.ctx, setup.max_episode_tokens);
     let mut gold = GoldCache::new(limits);
-    let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
+    let plan = Plan { settings: &settings, label: "bench", questions, seed: setup.seed };
     let mut runs: Vec<ParallelRun> = Vec::new();
-    let mut first: Option<Vec<serde_json::Value>> = None;
+    let mut first: Option<Vec<Record>> = None;
     for &n in &setup.values {
-        let results = scratch.path().join(format!("p{n}.jsonl"));
         crate::memory::reset_peak();
         let mut engine = BatchedEngine::new(model, options.clone(), n as usize)?;
         let t = Instant::now();
-        eval::run(
-            &mut engine,
-            &settings,
-            "bench",
-            questions,
-            setup.seed,
-            &results,
-            &mut gold,
-            &mut |done, total, _| progress(n, done, total),
-        )?;
+        let mut sink = Sink::memory().with_progress(|done, total, _| progress(n, done, total));
+        eval::run(&mut engine, &plan, &mut gold, &mut sink)?;
         let seconds = t.elapsed().as_secs_f64();
         drop(engine);
-        let mut records = eval::read_records(&results);
+        let mut records = sink.into_records();
         records.sort_by(|a, b| a.id.cmp(&b.id));
-        let episodes: Vec<serde_json::Value> = records.iter().map(fingerprint).collect();
-        let same_episodes = first.get_or_insert_with(|| episodes.clone()) == &episodes;
+        let same_episodes = first.as_deref().is_none_or(|f| same_episodes(f, &records));
         let generated_tokens: usize = records.iter().map(|r| r.generated_tokens).sum();
         let decoded_tokens: usize = records.iter().map(|r| r.decoded_tokens).sum();
         let ran = records.iter().filter(|r| r.episode.is_some()).count();
@@ -154,6 +137,7 @@ pub fn parallel(
             speedup: base / seconds,
             same_episodes,
         });
+        first.get_or_insert(records);
     }
     let params = model.n_params();
     let decoded_tokens_per_question =

@@ -76,8 +76,8 @@ pub struct ReplayReport {
 /// and as the engine's drafters allow ([`Engine::decode_generated`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct SpeculativeReplay {
-    /// The engine's speculation mode (`sqale bench` maps `auto` to prompt lookup, plus the MTP
-    /// head when the file has one).
+    /// The engine's speculation mode ([`super::engine_options`] makes `auto` prompt lookup, plus
+    /// the MTP head when the file has one).
     pub speculate: Speculate,
     /// Tokens of the whole conversation.
     pub context_tokens: usize,

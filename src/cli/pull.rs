@@ -1,9 +1,7 @@
-//! `sqale pull`: download, convert, quantise, record checksums.
-
-use std::path::PathBuf;
+//! `sqale pull`: download, convert, quantise, record checksums ([`sqale::pull::pull`]).
 
 use clap::Args;
-use sqale::pull::{self, Entry};
+use sqale::pull::{self, PullEvent, PullOptions};
 
 /// Arguments of `sqale pull`.
 #[derive(Args, Debug)]
@@ -27,47 +25,30 @@ pub struct PullArgs {
     no_mtp: bool,
 }
 
-/// Fetches, converts and installs `entry` as `ty` with its MTP head (see [`pull_entry_mtp`]);
-/// returns the GGUF path.
-pub fn pull_entry(entry: &Entry, ty: &str, threads: Option<i32>, quiet: bool) -> anyhow::Result<PathBuf> {
-    pull_entry_mtp(entry, ty, threads, quiet, false)
-}
-
-/// Fetches, converts and installs `entry` as `ty`; the MTP head is its own, else grafted from
-/// the registry's `mtp_from` model, and left out when `no_mtp`. Returns the GGUF path.
-pub fn pull_entry_mtp(
-    entry: &Entry,
-    ty: &str,
-    threads: Option<i32>,
-    quiet: bool,
-    no_mtp: bool,
-) -> anyhow::Result<PathBuf> {
-    let snapshot = pull::fetch_checkpoint(entry, !quiet)?;
-    let mtp = pull::mtp_for(entry, &snapshot, no_mtp, !quiet)?;
+/// Shows a pull's progress on stderr (nothing when `quiet`).
+pub(super) fn progress(quiet: bool) -> impl FnMut(PullEvent<'_>) {
     let mut last = 0usize;
-    let (gguf, manifest) = pull::install(entry, &snapshot, ty, threads, mtp, &mut |p| {
-        if quiet {
-            return;
+    move |event| match event {
+        PullEvent::PullingDefault { entry, ty } => {
+            eprintln!("no --model given: pulling the default model {} ({ty}) once", entry.repo)
         }
-        match p {
-            sqale_convert::Progress::Tensor { index, total, .. } if index * 20 / total != last => {
-                last = index * 20 / total;
-                eprint!("\rconverting {:>3}%", (index + 1) * 100 / total);
-            }
-            sqale_convert::Progress::Quantize { index, total } => eprint!("\rquantising {index}/{total}   "),
-            _ => {}
+        _ if quiet => {}
+        PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }) if index * 20 / total != last => {
+            last = index * 20 / total;
+            eprint!("\rconverting {:>3}%", (index + 1) * 100 / total);
         }
-    })?;
-    if !quiet {
-        eprintln!(
+        PullEvent::Convert(sqale_convert::Progress::Quantize { index, total }) => {
+            eprint!("\rquantising {index}/{total}   ")
+        }
+        PullEvent::Installed { gguf, manifest } => eprintln!(
             "\r{} ({}, {:.1} MB, sha256 {})",
             gguf.display(),
             manifest.out_type,
             manifest.gguf_bytes as f64 / 1e6,
             &manifest.gguf_sha256[..16]
-        );
+        ),
+        _ => {}
     }
-    Ok(gguf)
 }
 
 pub fn run(args: PullArgs) -> anyhow::Result<()> {
@@ -81,7 +62,8 @@ pub fn run(args: PullArgs) -> anyhow::Result<()> {
     };
     let entry = pull::resolve(&name)?;
     let ty = args.out_type.unwrap_or_else(|| entry.default_type.clone());
-    let gguf = pull_entry_mtp(&entry, &ty, args.threads, args.json, args.no_mtp)?;
+    let options = PullOptions { threads: args.threads, no_mtp: args.no_mtp, download_progress: !args.json };
+    let (gguf, _) = pull::pull(&entry, &ty, &options, &mut progress(args.json))?;
     if args.json {
         let manifest = std::fs::read_to_string(gguf.with_extension("json"))?;
         println!("{manifest}");

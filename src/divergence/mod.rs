@@ -7,10 +7,10 @@
 //!    sampled.
 //! 2. The reference is teacher-forced along that sequence ([`force`]: the whole episode decoded
 //!    as known text, in batches, at prefill speed), and at every token it generated its top `k`
-//!    log-probabilities are kept on disk ([`store`]). Only one model is ever loaded: the 2B at
-//!    bf16 (about 4.5 GB) and at q4_k_m (about 1.4 GB) do not fit a 4 GB board together, and on
-//!    an 8 GB one they would leave little for the KV cache; the stored top 32 of an episode
-//!    take under a megabyte.
+//!    log-probabilities are kept on disk ([`store`]). Only one model is ever loaded: the 2B
+//!    takes 3.90 GiB at bf16 and 1.57 GiB at q4_k_m with a 16,384-token context
+//!    (docs/measurements.md, "Memory"), together more than a 4 GB board has and most of an 8 GB
+//!    one; the stored top 32 take about 0.8 MB per 3,000 generated tokens (docs/evaluation.md).
 //! 3. Each model is teacher-forced along the same sequence, and at every generated token its
 //!    distribution is compared with the reference's ([`measure`]): KL divergence, whether the
 //!    most probable tokens agree, and the probability the model gives the reference's token;

@@ -144,10 +144,12 @@ pub fn summarise(
             models.push(&r.model);
         }
     }
-    models.into_iter().map(|m| one(m, records, reference, ex_needed(m))).collect()
+    models.into_iter().map(|m| summarise_model(m, records, reference, ex_needed(m))).collect()
 }
 
-fn one(model: &str, records: &[DivergenceRecord], reference: &str, ex: Option<f64>) -> DivergenceSummary {
+/// The summary of `model`'s records against `reference` (`ex`: the questions execution accuracy
+/// needs to tell them apart, when known).
+fn summarise_model(model: &str, records: &[DivergenceRecord], reference: &str, ex: Option<f64>) -> DivergenceSummary {
     let mine: Vec<&DivergenceRecord> = records.iter().filter(|r| r.model == model).collect();
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     for r in &mine {

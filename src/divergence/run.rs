@@ -8,7 +8,6 @@
 //! - `records.jsonl`: one [`DivergenceRecord`] per (model, question).
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::store::RefEpisode;
 use super::{measure_episode, DivergenceError, DivergenceRecord, Sequence, Transcript};
 use crate::engine::{Engine, Model};
+use crate::eval::jsonl;
 
 /// What identifies the reference a folder measures against.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,7 +161,7 @@ impl DivergenceDir {
 
     /// Every transcript, by question id (the last line of an id wins: a replayed episode).
     pub fn read_transcripts(&self) -> BTreeMap<String, Transcript> {
-        read_lines::<Transcript>(&self.transcripts()).into_iter().map(|t| (t.id.clone(), t)).collect()
+        jsonl::read::<Transcript>(&self.transcripts()).map(|t| (t.id.clone(), t)).collect()
     }
 
     /// Appends `t` to the transcripts.
@@ -172,8 +172,7 @@ impl DivergenceDir {
     /// Every record, each (model, question) once (the first).
     pub fn read_records(&self) -> Vec<DivergenceRecord> {
         let mut seen = HashSet::new();
-        read_lines::<DivergenceRecord>(&self.records_file())
-            .into_iter()
+        jsonl::read::<DivergenceRecord>(&self.records_file())
             .filter(|r| seen.insert((r.model.clone(), r.id.clone())))
             .collect()
     }
@@ -218,34 +217,25 @@ pub fn merge(inputs: &[&Path], out: &Path) -> Result<(), DivergenceError> {
         }
         records.extend(d.read_records().into_iter().filter(|r| seen.insert((r.model.clone(), r.id.clone()))));
     }
-    let lines = |values: Vec<String>| values.into_iter().map(|l| l + "\n").collect::<String>();
-    let t: Vec<String> = transcripts.values().map(|t| serde_json::to_string(t).unwrap_or_default()).collect();
-    let r: Vec<String> = records.iter().map(|r| serde_json::to_string(r).unwrap_or_default()).collect();
-    crate::atomic::write(target.transcripts(), lines(t)).map_err(DivergenceDir::io(&target.transcripts()))?;
-    crate::atomic::write(target.records_file(), lines(r)).map_err(DivergenceDir::io(&target.records_file()))?;
-    Ok(())
+    write_lines(&target.transcripts(), transcripts.values())?;
+    write_lines(&target.records_file(), &records)
+}
+
+/// Replaces the JSON Lines file `path` with `values`, whole.
+fn write_lines<'a, T: Serialize + 'a>(
+    path: &Path,
+    values: impl IntoIterator<Item = &'a T>,
+) -> Result<(), DivergenceError> {
+    let text = jsonl::lines(values).map_err(|e| DivergenceDir::io(path)(std::io::Error::other(e)))?;
+    crate::atomic::write(path, text).map_err(DivergenceDir::io(path))
 }
 
 fn describe(info: &ReferenceInfo) -> String {
     format!("{} (top {} per token, {} bytes)", info.label, info.top_k, info.bytes)
 }
 
-fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
-    // A line cut by a crash (the last one) is skipped; its question is measured again.
-    std::fs::read_to_string(path)
-        .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
-        .unwrap_or_default()
-}
-
 fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<(), DivergenceError> {
-    let mut line = serde_json::to_string(value).unwrap_or_default();
-    line.push('\n');
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(line.as_bytes()))
-        .map_err(DivergenceDir::io(path))
+    jsonl::append(path, value).map_err(DivergenceDir::io(path))
 }
 
 /// Why the reference's episode `t` is not measured, if it is not.

@@ -5,36 +5,44 @@
 //! seed is derived from the run's seed and the question id, so results do not depend on order.
 //!
 //! The modules, leaves first: [`question`] (a benchmark question), [`source`] (reading
-//! benchmarks: JSONL, BIRD, EHRSQL, and [`sqale`]'s parquet pair, with [`hub`] as the only
-//! network path), [`subset`] (schema-size copies), [`score`] (execution match), this module
-//! (running episodes into records), [`remote`] (the same on inference servers), [`predictions`] (scoring SQL made elsewhere), [`report`]
-//! (summaries), [`html`] (the report page), and [`results`] (the results folder's files).
+//! benchmarks: JSONL, BIRD, EHRSQL, and SQaLe's parquet pair, [`parquet_pair`], with [`hub`] as
+//! the only network path), [`subset`] (schema-size copies), [`score`] (execution match), this
+//! module (a [`Plan`] of episodes into records) with its [`Sink`] (where the records go), [`remote`]
+//! (the same on inference servers), [`predictions`] (scoring SQL made elsewhere), [`report`]
+//! (summaries), [`html`] (the report page), [`results`] (the results folder's files), and
+//! [`study`] (the whole protocol of `sqale eval`: models, a reference, servers, from one
+//! [`RunSpec`]).
 
 pub mod html;
 pub mod hub;
+pub(crate) mod jsonl;
+pub mod parquet_pair;
 pub mod predictions;
 pub mod question;
 pub mod remote;
 pub mod report;
 pub mod results;
 pub mod score;
+mod sink;
 pub mod source;
-pub mod sqale;
+pub mod study;
 pub mod subset;
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
+use crate::divergence::{Recorder, Transcript};
 use crate::engine::{BatchedEngine, SequenceGenerator};
 use crate::env::{Environment, Limits, Rows};
 use crate::generate::{GenerateError, Generator};
 use crate::tools::Tool;
 pub use question::{normalize_id, Question, SourceError};
+pub use sink::Sink;
+pub use study::{RunSpec, Study};
 
 /// One evaluated question, as written to `episodes.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -122,24 +130,12 @@ pub fn episode_seed(seed: u32, id: &str) -> u32 {
 /// Ids already in a results file for `model` (records of failed episodes don't count: a
 /// resumed run plays them again).
 pub fn done_ids(results: &Path, model: &str) -> HashSet<String> {
-    let Ok(f) = std::fs::File::open(results) else {
-        return HashSet::new();
-    };
-    std::io::BufReader::new(f)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|l| serde_json::from_str::<Record>(&l).ok())
-        .filter(|r| r.model == model && r.error.is_none())
-        .map(|r| r.id)
-        .collect()
+    jsonl::read::<Record>(results).filter(|r| r.model == model && r.error.is_none()).map(|r| r.id).collect()
 }
 
 /// All records of a results file (lines that do not parse, e.g. one cut by a kill, are skipped).
 pub fn read_records(results: &Path) -> Vec<Record> {
-    let Ok(f) = std::fs::File::open(results) else {
-        return Vec::new();
-    };
-    std::io::BufReader::new(f).lines().map_while(Result::ok).filter_map(|l| serde_json::from_str(&l).ok()).collect()
+    jsonl::read(results).collect()
 }
 
 /// Each (model, question) once: its first played record, else (every try failed on a server)
@@ -209,15 +205,6 @@ impl GoldCache {
     pub fn computed(&self, id: &str) -> Option<&Gold> {
         self.gold.get(id)
     }
-}
-
-fn append(results: &Path, record: &Record) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(results)?;
-    let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
-    line.push('\n');
-    // One write per line: a kill leaves at most one partial line, which reading skips.
-    f.write_all(line.as_bytes())?;
-    f.flush()
 }
 
 /// Scores `sql` for `q` against its gold result into a record (no episode).
@@ -304,81 +291,53 @@ pub fn episode_record<G: Generator>(
     Ok(record)
 }
 
-/// Plays question `q` on `generator` with the run's `settings` and its own seed (from `seed` and
-/// the id), and scores it against its gold result (computed before: [`Writer::start`]).
+/// What one model's run plays: every question of `questions` (those not yet in its sink), with
+/// the run's `settings` and each episode's own seed, recorded under the model's `label`.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The agent's settings of every episode (the seed is each episode's own).
+    pub settings: &'a Settings,
+    /// The model's label in the records.
+    pub label: &'a str,
+    /// The benchmark's questions.
+    pub questions: &'a [Question],
+    /// The run's seed: each episode's derives from it and the question id ([`episode_seed`]).
+    pub seed: u32,
+}
+
+/// Plays question `q` of `plan` on `generator` with its own seed, and scores it against its gold
+/// result (computed before: [`Sink`] records the questions whose gold query fails at once).
 pub(crate) fn play<G: Generator>(
     generator: G,
-    settings: &Settings,
-    model: &str,
+    plan: &Plan<'_>,
     q: &Question,
-    seed: u32,
     gold: &GoldCache,
 ) -> Result<Record, EvalError> {
-    let mut s = settings.clone();
-    s.seed = episode_seed(seed, &q.id);
+    let mut s = plan.settings.clone();
+    s.seed = episode_seed(plan.seed, &q.id);
     let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
-    episode_record(&mut Agent::new(generator, s), model, q, g)
+    episode_record(&mut Agent::new(generator, s), plan.label, q, g)
 }
 
-/// Runs every question not yet in `results` for `model`, as many at once as `engine` has
-/// sequences, appending a record per episode as it finishes. Each episode's seed derives from
-/// `seed` and the question id, so results depend on neither order nor parallelism.
-/// `progress(done, total, record)` is called after each.
-#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
+/// Runs `plan` on `engine`, as many episodes at once as it has sequences, each record into
+/// `sink` as its episode finishes. Seeds derive from the run's seed and the question id, so
+/// results depend on neither order nor parallelism. Returns how many questions the run took.
 pub fn run(
     engine: &mut BatchedEngine<'_>,
-    settings: &Settings,
-    model: &str,
-    questions: &[Question],
-    seed: u32,
-    results: &Path,
+    plan: &Plan<'_>,
     gold: &mut GoldCache,
-    progress: &mut dyn FnMut(usize, usize, &Record),
+    sink: &mut Sink<'_>,
 ) -> Result<usize, EvalError> {
-    run_inner(engine, settings, model, questions, seed, results, gold, None, progress)
-}
-
-/// [`run`], also appending each episode's exact token sequence to `transcripts` (before its
-/// record, so that a record never lacks its transcript): the reference's run of a divergence
-/// measurement ([`crate::divergence`]).
-#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
-pub fn run_recorded(
-    engine: &mut BatchedEngine<'_>,
-    settings: &Settings,
-    model: &str,
-    questions: &[Question],
-    seed: u32,
-    results: &Path,
-    gold: &mut GoldCache,
-    transcripts: &crate::divergence::run::DivergenceDir,
-    progress: &mut dyn FnMut(usize, usize, &Record),
-) -> Result<usize, EvalError> {
-    run_inner(engine, settings, model, questions, seed, results, gold, Some(transcripts), progress)
-}
-
-#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
-fn run_inner(
-    engine: &mut BatchedEngine<'_>,
-    settings: &Settings,
-    model: &str,
-    questions: &[Question],
-    seed: u32,
-    results: &Path,
-    gold: &mut GoldCache,
-    transcripts: Option<&crate::divergence::run::DivergenceDir>,
-    progress: &mut dyn FnMut(usize, usize, &Record),
-) -> Result<usize, EvalError> {
-    use crate::divergence::{Recorder, Transcript};
     let mut failure: Option<EvalError> = None;
-    let (mut out, runnable) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
+    let runnable = sink.start(plan, gold)?;
     let gold: &GoldCache = gold;
-    let record = transcripts.is_some();
+    let record = sink.records_transcripts();
     let work = |q: &Question, gen: &mut SequenceGenerator<'_>| {
         if !record {
-            return (play(gen, settings, model, q, seed, gold), None);
+            return (play(gen, plan, q, gold), None);
         }
         let mut rec = Recorder::new(gen);
-        let r = play(&mut rec, settings, model, q, seed, gold);
+        let r = play(&mut rec, plan, q, gold);
         let t = r.as_ref().ok().map(|r| Transcript {
             id: q.id.clone(),
             ended_by: r.ended_by.clone().unwrap_or_default(),
@@ -392,64 +351,14 @@ fn run_inner(
             if failure.is_some() {
                 return;
             }
-            if let (Some(dir), Some(t)) = (transcripts, &t) {
-                if let Err(e) = dir.append_transcript(t) {
-                    failure = Some(EvalError::Divergence(e));
-                    return;
-                }
-            }
-            if let Err(e) = r.and_then(|r| out.write(r)) {
+            if let Err(e) = r.and_then(|r| sink.write(r, t)) {
                 failure = Some(e);
             }
         })
         .map_err(EvalError::Engine)?;
     match failure {
         Some(e) => Err(e),
-        None => Ok(out.total),
-    }
-}
-
-/// Where a run's records go: appended to the results file as they finish, with progress.
-pub(crate) struct Writer<'a> {
-    results: &'a Path,
-    /// Questions this run plays (those already done excluded).
-    pub(crate) total: usize,
-    finished: usize,
-    progress: &'a mut dyn FnMut(usize, usize, &Record),
-}
-
-impl<'a> Writer<'a> {
-    /// Starts a run of `model` over `questions`: those already in `results` are skipped, those
-    /// whose gold query fails are recorded at once (without an episode); returns the writer and
-    /// the questions left to play.
-    pub(crate) fn start<'q>(
-        questions: &'q [Question],
-        results: &'a Path,
-        model: &str,
-        gold: &mut GoldCache,
-        limits: &Limits,
-        progress: &'a mut dyn FnMut(usize, usize, &Record),
-    ) -> Result<(Self, Vec<&'q Question>), EvalError> {
-        let done = done_ids(results, model);
-        let todo: Vec<&Question> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
-        let mut out = Writer { results, total: todo.len(), finished: 0, progress };
-        let mut runnable = Vec::new();
-        for q in todo {
-            if gold.get(q).rows.is_err() {
-                out.write(score_record(model, q, None, gold.get(q), limits))?;
-            } else {
-                runnable.push(q);
-            }
-        }
-        Ok((out, runnable))
-    }
-
-    /// Appends `record` (one write per line) and reports progress.
-    pub(crate) fn write(&mut self, record: Record) -> Result<(), EvalError> {
-        append(self.results, &record).map_err(|e| EvalError::Io { path: self.results.to_path_buf(), source: e })?;
-        self.finished += 1;
-        (self.progress)(self.finished, self.total, &record);
-        Ok(())
+        None => Ok(sink.total()),
     }
 }
 

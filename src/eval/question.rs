@@ -1,5 +1,5 @@
 //! One benchmark question, and why a benchmark could not be read: the types every benchmark
-//! source ([`super::source`], [`super::sqale`]) produces, and nothing else.
+//! source ([`super::source`], [`super::parquet_pair`]) produces, and nothing else.
 
 use std::path::PathBuf;
 
@@ -71,7 +71,7 @@ pub enum SourceError {
         schema_id: String,
         /// What failed.
         #[source]
-        source: Box<super::sqale::BuildError>,
+        source: Box<super::parquet_pair::BuildError>,
     },
     /// A dataset could not be fetched from the Hugging Face Hub.
     #[error("fetching the dataset {id}: {source}")]

@@ -6,43 +6,34 @@
 //! the run.
 
 use std::collections::VecDeque;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use super::{episode_seed, play, score_record, EvalError, GoldCache, Question, Record, Writer};
-use crate::agent::{AgentError, Settings};
-use crate::divergence::run::DivergenceDir;
+use super::{episode_seed, play, score_record, EvalError, GoldCache, Plan, Question, Record, Sink};
+use crate::agent::AgentError;
 use crate::divergence::{Recorder, Transcript};
 use crate::generate::Generator;
 use crate::remote::{remote_error, Pool, RemoteError, RemoteGenerator, Sampling};
 
-/// Runs every question not yet in `results` for `model` on `pool`, `parallel` at once,
-/// appending a record per episode as it finishes; `progress(done, total, record)` after each.
-/// Seeds derive from `seed` and the question id, as in-process. With `transcripts`, each played
-/// episode's exact token sequence is appended there before its record (a remote reference of a
-/// divergence measurement, [`crate::divergence`]).
-#[allow(clippy::too_many_arguments)] // each is one of the run's independent inputs
+/// Runs `plan` on `pool`, `parallel` episodes at once, each record into `sink` as its episode
+/// finishes (when the sink records transcripts, each played episode's exact token sequence, with
+/// the ids the server held, goes with it). Seeds derive from the run's seed and the question id,
+/// as in-process. Returns how many questions the run took.
 pub fn run(
     pool: &Pool,
     sampling: Sampling,
     parallel: usize,
-    settings: &Settings,
-    model: &str,
-    questions: &[Question],
-    seed: u32,
-    results: &Path,
+    plan: &Plan<'_>,
     gold: &mut GoldCache,
-    transcripts: Option<&DivergenceDir>,
-    progress: &mut dyn FnMut(usize, usize, &Record),
+    sink: &mut Sink<'_>,
 ) -> Result<usize, EvalError> {
-    let (mut out, todo) = Writer::start(questions, results, model, gold, &settings.limits, progress)?;
+    let todo = sink.start(plan, gold)?;
     let queue: VecDeque<&Question> = todo.into();
     let gold: &GoldCache = gold;
     let queue = Mutex::new(queue);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(Result<Record, EvalError>, Option<Transcript>)>();
-    let record = transcripts.is_some();
+    let record = sink.records_transcripts();
     let workers = parallel.max(1);
     let mut failure = None;
     std::thread::scope(|scope| {
@@ -55,7 +46,7 @@ pub fn run(
                     let Some(q) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
                     let r = if record {
                         let mut rec = Recorder::new(&mut generator);
-                        let r = one(&mut rec, settings, model, q, seed, gold);
+                        let r = play_or_record_failure(&mut rec, plan, q, gold);
                         let pieces = rec.take();
                         // Only a played episode has a sequence worth keeping.
                         let t = r.as_ref().ok().filter(|r| r.error.is_none()).map(|r| Transcript {
@@ -66,7 +57,7 @@ pub fn run(
                         });
                         (r, t)
                     } else {
-                        (one(&mut generator, settings, model, q, seed, gold), None)
+                        (play_or_record_failure(&mut generator, plan, q, gold), None)
                     };
                     if tx.send(r).is_err() {
                         break;
@@ -79,14 +70,7 @@ pub fn run(
             if failure.is_some() {
                 continue;
             }
-            if let (Some(dir), Some(t)) = (transcripts, &t) {
-                if let Err(e) = dir.append_transcript(t) {
-                    stop.store(true, Ordering::SeqCst);
-                    failure = Some(EvalError::Divergence(e));
-                    continue;
-                }
-            }
-            if let Err(e) = r.and_then(|r| out.write(r)) {
+            if let Err(e) = r.and_then(|r| sink.write(r, t)) {
                 stop.store(true, Ordering::SeqCst);
                 failure = Some(e);
             }
@@ -94,21 +78,20 @@ pub fn run(
     });
     match failure {
         Some(e) => Err(e),
-        None => Ok(out.total),
+        None => Ok(sink.total()),
     }
 }
 
-/// One question's record: scored, or failed with the servers' error; `Err` only for what must
+/// Plays question `q` of `plan`: its scored record, or, when the servers failed the episode, a
+/// record of the failure (not scored, played again by a resumed run); `Err` only for what must
 /// stop the run (a rejected API key, a bug).
-fn one<G: Generator>(
+fn play_or_record_failure<G: Generator>(
     generator: &mut G,
-    settings: &Settings,
-    model: &str,
+    plan: &Plan<'_>,
     q: &Question,
-    seed: u32,
     gold: &GoldCache,
 ) -> Result<Record, EvalError> {
-    match play(&mut *generator, settings, model, q, seed, gold) {
+    match play(&mut *generator, plan, q, gold) {
         Ok(r) => Ok(r),
         Err(EvalError::Episode { source: AgentError::Generate(e), id }) => match remote_error(&e) {
             Some(RemoteError::Unauthorized { .. }) | None => {
@@ -117,8 +100,8 @@ fn one<G: Generator>(
             Some(_) => {
                 let g = gold.computed(&q.id).ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })?;
                 // Not scored: no SQL, and the record says why.
-                let mut r = score_record(model, q, None, g, &settings.limits);
-                r.seed = episode_seed(seed, &q.id);
+                let mut r = score_record(plan.label, q, None, g, &plan.settings.limits);
+                r.seed = episode_seed(plan.seed, &q.id);
                 r.error = Some(e.to_string());
                 Ok(r)
             }

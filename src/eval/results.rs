@@ -203,14 +203,8 @@ impl ResultsDir {
 
     /// Replaces `episodes.jsonl` with `records`, whole.
     pub fn write_records(&self, records: &[Record]) -> Result<(), ResultsError> {
-        let path = self.episodes();
-        let mut lines = String::new();
-        for r in records {
-            lines.push_str(
-                &serde_json::to_string(r).map_err(|source| ResultsError::Json { path: path.clone(), source })?,
-            );
-            lines.push('\n');
-        }
+        let lines =
+            super::jsonl::lines(records).map_err(|source| ResultsError::Json { path: self.episodes(), source })?;
         self.write(Self::EPISODES, lines)
     }
 
@@ -246,6 +240,16 @@ impl ResultsDir {
 /// is not the full database (`model.gguf @gold`), so conditions sit side by side like models.
 pub fn model_label(path: &Path, condition: SchemaCondition) -> String {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    with_condition(name, condition)
+}
+
+/// The label of the model a server pool serves ([`Pool::label`](crate::remote::Pool::label)),
+/// with the schema size as [`model_label`] adds it.
+pub fn pool_label(pool: &crate::remote::Pool, condition: SchemaCondition) -> String {
+    with_condition(pool.label(), condition)
+}
+
+fn with_condition(name: String, condition: SchemaCondition) -> String {
     match condition {
         SchemaCondition::Full => name,
         other => format!("{name} @{other}"),

@@ -1,5 +1,5 @@
 //! Benchmark sources: a plain JSONL manifest, the BIRD layout, an EHRSQL-style file, and the
-//! SQaLe parquet pair ([`super::sqale`]), local or fetched from the Hugging Face Hub
+//! SQaLe parquet pair ([`super::parquet_pair`]), local or fetched from the Hugging Face Hub
 //! ([`super::hub`], reached only for a dataset id).
 
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ pub struct LoadOptions<'a> {
     /// Keep shard i of n (1-based): every n-th question of those kept by `limit`.
     pub shard: Option<(usize, usize)>,
     /// SQaLe's phrasing to ask.
-    pub phrasing: super::sqale::Phrasing,
+    pub phrasing: super::parquet_pair::Phrasing,
     /// Where built databases are cached (SQaLe).
     pub cache: PathBuf,
     /// `(done, total)` while databases are built.
@@ -51,10 +51,16 @@ pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, 
             }
             super::hub::fetch(x)
         };
-        let source = super::sqale::Source { queries: local_or_fetched(&q)?, schemas: local_or_fetched(&s)? };
+        let source = super::parquet_pair::Source { queries: local_or_fetched(&q)?, schemas: local_or_fetched(&s)? };
         let (limit, shard) = (options.limit, options.shard);
         let keep = move |i: usize| keeps(limit, shard, i);
-        return super::sqale::load(&source, &options.phrasing, &keep, &options.cache.join("sqale"), options.progress);
+        return super::parquet_pair::load(
+            &source,
+            &options.phrasing,
+            &keep,
+            &options.cache.join("sqale"),
+            options.progress,
+        );
     }
     let path = Path::new(spec);
     let all = load(path)?;

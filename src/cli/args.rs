@@ -1,0 +1,210 @@
+//! The flags several commands share: where a model runs, how it samples, its engine, and the
+//! inference servers to run on instead.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use sqale::defaults;
+use sqale::speculate::Speculate;
+
+/// Where a model runs: threads and GPU placement, shared by every command that runs one.
+#[derive(Args, Debug, Clone)]
+pub struct HardwareArgs {
+    /// Threads for generation and prefill (default: every CPU available).
+    #[arg(long, short = 't')]
+    pub(super) threads: Option<i32>,
+    /// Layers to offload to the GPU (default: all with a GPU backend, else 0).
+    #[arg(long, short = 'g')]
+    gpu_layers: Option<u32>,
+    /// Device to run on, by index or name as `sqale info` lists them (default: every GPU).
+    #[arg(long)]
+    device: Option<String>,
+}
+
+impl HardwareArgs {
+    /// How to load a model on this hardware.
+    pub(super) fn model_options(&self, verbose: bool) -> sqale::engine::ModelOptions {
+        sqale::engine::ModelOptions {
+            gpu_layers: self.gpu_layers,
+            verbose,
+            device: self.device.clone(),
+            skip_mtp: false,
+        }
+    }
+}
+
+/// Sampling flags (the protocol's values by default), in-process or on a server.
+#[derive(Args, Debug, Clone)]
+pub struct SamplingArgs {
+    /// Sampling temperature (0 = greedy).
+    #[arg(long, default_value_t = defaults::TEMPERATURE)]
+    pub(super) temp: f32,
+    /// Top-p (nucleus) threshold.
+    #[arg(long, default_value_t = defaults::TOP_P)]
+    pub(super) top_p: f32,
+    /// Top-k cut-off.
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    pub(super) top_k: i32,
+}
+
+impl SamplingArgs {
+    /// The same values for a server.
+    pub(super) fn remote(&self) -> sqale::remote::Sampling {
+        sqale::remote::Sampling { temperature: self.temp, top_p: self.top_p, top_k: self.top_k }
+    }
+}
+
+/// The engine flags of every command that runs a model in-process (`ask`, `bench`, `eval`,
+/// `serve`): one set of declarations, one [`EngineArgs::engine_options`].
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    #[command(flatten)]
+    pub(super) hardware: HardwareArgs,
+    /// Context window in tokens.
+    #[arg(long, default_value_t = defaults::CONTEXT_TOKENS)]
+    pub(super) ctx: u32,
+    /// Tokens per prefill batch.
+    #[arg(long, default_value_t = defaults::BATCH_TOKENS)]
+    batch: u32,
+    #[command(flatten)]
+    pub(super) sampling: SamplingArgs,
+    /// Speculative decoding: `auto` (every drafter the file has where drafts cannot change a
+    /// token: on batch-invariant kernels, see `sqale info`; plain decoding elsewhere; the MTP
+    /// head with one sequence only, e.g. `eval --parallel 1`), `off`, `lookup` (prompt lookup,
+    /// each sequence for itself), `mtp` (the model's head) or `both` (these two with one
+    /// sequence only). On other kernels the explicit modes may change tokens where llama.cpp
+    /// rounds batches differently (docs/speculative-decoding.md).
+    #[arg(long, default_value_t = Speculate::Auto)]
+    pub(super) speculate: Speculate,
+    /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).
+    #[arg(long, default_value_t = defaults::MAX_DRAFT_TOKENS)]
+    max_draft: usize,
+}
+
+impl EngineArgs {
+    /// The engine options these flags give.
+    pub(super) fn engine_options(&self) -> sqale::engine::EngineOptions {
+        sqale::engine::EngineOptions {
+            ctx: self.ctx,
+            threads: self.hardware.threads,
+            batch: self.batch,
+            temperature: self.sampling.temp,
+            top_p: self.sampling.top_p,
+            top_k: self.sampling.top_k,
+            keep_prefix: true,
+            speculate: self.speculate,
+            max_draft: self.max_draft,
+        }
+    }
+}
+
+/// Model and engine flags shared by the commands that run one model.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// GGUF model file (default: the registry's default model, pulled on first use).
+    #[arg(long, short = 'm')]
+    model: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) engine: EngineArgs,
+    /// Show llama.cpp's log.
+    #[arg(long)]
+    verbose: bool,
+}
+
+impl ModelArgs {
+    /// The model file: `--model`, else the default model from the cache, pulled (downloaded and
+    /// converted) on first use. Also returns the `sqale_agent.py` that came with a pulled model.
+    pub(super) fn model_path(&self) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
+        if let Some(m) = &self.model {
+            return Ok((m.clone(), None));
+        }
+        let options =
+            sqale::pull::PullOptions { threads: self.engine.hardware.threads, no_mtp: false, download_progress: true };
+        Ok(sqale::pull::default_model(&options, &mut super::pull::progress(false))?)
+    }
+
+    pub(super) fn load_path(&self, path: &std::path::Path) -> anyhow::Result<sqale::engine::Model> {
+        Ok(sqale::engine::Model::load(path, &self.model_options())?)
+    }
+
+    /// How the model is loaded: the MTP head only when it may draft.
+    pub(super) fn model_options(&self) -> sqale::engine::ModelOptions {
+        sqale::engine::ModelOptions {
+            skip_mtp: !self.engine.speculate.mtp(true),
+            ..self.engine.hardware.model_options(self.verbose)
+        }
+    }
+
+    pub(super) fn load(&self) -> anyhow::Result<sqale::engine::Model> {
+        let (path, _) = self.model_path()?;
+        self.load_path(&path)
+    }
+}
+
+/// An inference server group to run on instead of a model in-process (`ask`, `eval`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServerArgs {
+    /// An inference server serving the model (vLLM or llama-server), e.g.
+    /// `http://127.0.0.1:8080`; repeat for several servers of one model.
+    #[arg(long = "server")]
+    pub(super) servers: Vec<String>,
+    /// The servers' API: `vllm`, `llama-server`, or `auto` (probed).
+    #[arg(long, default_value = "auto")]
+    server_kind: String,
+    /// File holding the servers' API key (default: the SQALE_API_KEY environment variable).
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// Seconds to wait for one server response.
+    #[arg(long, default_value_t = 600.0)]
+    server_timeout: f64,
+    /// Tokenise on the client with this tokenizer.json (or a Hugging Face repo id in the local
+    /// cache), checked against the server's /tokenize; default: the server's /tokenize.
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+}
+
+impl ServerArgs {
+    /// Whether a server was given.
+    pub(super) fn any(&self) -> bool {
+        !self.servers.is_empty()
+    }
+
+    /// Probes the servers into a pool (progress on stderr unless `quiet`).
+    pub(super) fn pool(&self, quiet: bool) -> anyhow::Result<sqale::remote::Pool> {
+        let options = self.pool_options()?;
+        if !quiet {
+            eprintln!("probing {} server(s): {}", self.servers.len(), self.servers.join(", "));
+        }
+        Ok(sqale::remote::Pool::connect(&self.servers, options)?)
+    }
+
+    /// How to reach servers with these flags (of this group, or another, e.g. a remote
+    /// reference's).
+    pub(super) fn pool_options(&self) -> anyhow::Result<sqale::remote::PoolOptions> {
+        use anyhow::Context as _;
+        let kind = match self.server_kind.as_str() {
+            "auto" => None,
+            k => Some(k.parse::<sqale::remote::ServerKind>().map_err(anyhow::Error::msg)?),
+        };
+        anyhow::ensure!(
+            self.server_timeout.is_finite() && self.server_timeout > 0.0,
+            "--server-timeout must be a positive number of seconds, got {}",
+            self.server_timeout
+        );
+        let key = match &self.api_key_file {
+            Some(f) => Some(
+                sqale::secret::read_key_file(f)
+                    .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?,
+            ),
+            None => std::env::var("SQALE_API_KEY").ok().filter(|k| !k.is_empty()),
+        };
+        Ok(sqale::remote::PoolOptions {
+            kind,
+            key,
+            timeout: std::time::Duration::from_secs_f64(self.server_timeout),
+            tokenizer: self.tokenizer.clone(),
+            on_event: Some(std::sync::Arc::new(|e: &sqale::remote::PoolEvent| eprintln!("sqale: {e}"))),
+            ..Default::default()
+        })
+    }
+}

@@ -1,0 +1,357 @@
+//! The evaluation study `sqale eval` runs: every model of one [`RunSpec`] over a benchmark's
+//! questions, into one results folder ([`super::results`]).
+//!
+//! In order: the databases are cut to the schema condition ([`super::subset`]); with a
+//! reference, its episodes are played and their token sequences recorded, its distributions kept
+//! along them, and it is measured against itself (0 by construction: the check that the measure
+//! is sound; [`crate::divergence`]); then each model file in turn is checked against the
+//! reference before anything of it runs, plays its episodes (unless only its divergence is
+//! wanted) and is measured; then the model on inference servers plays. The reports are written
+//! last. Everything resumes: what the folder holds is not done again.
+//!
+//! The study reports what it does through [`StudyEvent`]s (the command line shows them as
+//! progress bars) and returns the reports; it prints nothing.
+
+mod runner;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::results::{self, Reports, ResultsDir, ResultsError, RunStats};
+use super::subset::{self, SchemaCondition, SubsetError};
+use super::{EvalError, GoldCache, Question, Record};
+use crate::divergence::DivergenceError;
+use crate::engine::{EngineError, EngineOptions, ModelOptions};
+use crate::env::Limits;
+use crate::remote::{Pool, PoolError, PoolOptions};
+use runner::Runner;
+
+/// Inference servers of one model, probed when the study is made ([`Study::new`]).
+#[derive(Debug, Clone)]
+pub struct Servers {
+    /// Their URLs.
+    pub urls: Vec<String>,
+    /// How to reach them.
+    pub options: PoolOptions,
+}
+
+/// The reference every model's divergence is measured against: a full-precision GGUF (bf16, f16,
+/// f32), or a model on inference servers (vLLM, for its `prompt_logprobs`).
+#[derive(Debug, Clone)]
+pub enum Reference {
+    /// A GGUF file run in-process.
+    File(PathBuf),
+    /// Inference servers.
+    Servers(Servers),
+}
+
+/// Everything one study runs.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// GGUF files evaluated in-process, in order.
+    pub models: Vec<PathBuf>,
+    /// How they (and a reference file) are loaded.
+    pub model_options: ModelOptions,
+    /// The engine options of their episodes (the context is cut to one episode per sequence,
+    /// [`super::sequence_context`]); the sampling values apply on servers too.
+    pub engine: EngineOptions,
+    /// Episodes at once: sequences of a local model's batched engine, requests in flight on
+    /// servers (results do not depend on it).
+    pub parallel: u32,
+    /// A model on inference servers, evaluated after the local ones.
+    pub servers: Option<Servers>,
+    /// The reference of a divergence measurement.
+    pub reference: Option<Reference>,
+    /// Reference log-probabilities kept per generated token.
+    pub kld_top_k: usize,
+    /// Measure the models' divergence only, without playing their own episodes.
+    pub kld_only: bool,
+    /// The run's seed (each episode's derives from it and the question id).
+    pub seed: u32,
+    /// Tokens an episode may hold.
+    pub max_episode_tokens: usize,
+    /// How much of each database an episode sees.
+    pub schema: SchemaCondition,
+    /// Bounds on tool calls and gold queries.
+    pub limits: Limits,
+    /// The results folder (resumed if it exists).
+    pub out: PathBuf,
+}
+
+impl RunSpec {
+    /// Whether the spec asks for something that can be done.
+    pub fn check(&self) -> Result<(), StudyError> {
+        if self.models.is_empty() && self.servers.is_none() && self.reference.is_none() {
+            return Err(StudyError::NothingToRun);
+        }
+        if self.kld_only && self.reference.is_none() {
+            return Err(StudyError::NoReference);
+        }
+        if matches!(self.reference, Some(Reference::Servers(_))) && self.models.is_empty() {
+            return Err(StudyError::NoLocalModels);
+        }
+        Ok(())
+    }
+}
+
+/// The counts of one model's run as its records come in.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Scored answers that were correct.
+    pub correct: usize,
+    /// Answers scored (their gold query ran, their episode did not fail on a server).
+    pub scored: usize,
+    /// Episodes that failed on a server (recorded with their error, not scored).
+    pub failed: usize,
+    /// The run's throughput so far.
+    pub run: RunStats,
+}
+
+impl Tally {
+    fn new(parallel: u32) -> Self {
+        Tally { run: RunStats { parallel, ..RunStats::default() }, ..Tally::default() }
+    }
+
+    /// Counts a finished record.
+    pub fn count(&mut self, r: &Record) {
+        if r.error.is_some() {
+            self.failed += 1;
+        } else if r.gold_ok {
+            self.scored += 1;
+            self.correct += r.correct as usize;
+        }
+        self.run.count(r);
+    }
+
+    /// The run's stats, timed from `started`, with the process's peak memory.
+    fn finish(&self, started: Instant) -> RunStats {
+        RunStats {
+            seconds: started.elapsed().as_secs_f64(),
+            peak_rss_bytes: crate::memory::peak_bytes(),
+            ..self.run.clone()
+        }
+    }
+}
+
+/// A teacher-forced pass of a divergence measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// The reference's distributions, kept along its episodes.
+    Reference,
+    /// A model's measure against them.
+    Divergence,
+}
+
+/// What a study reports as it goes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StudyEvent<'a> {
+    /// Inference servers are probed (before any work, so that a wrong URL or key fails at once).
+    Probing {
+        /// Their URLs.
+        urls: &'a [String],
+    },
+    /// Databases are being cut to the schema condition: `done` of `total` questions.
+    Cutting {
+        /// The condition.
+        condition: SchemaCondition,
+        /// Questions done.
+        done: usize,
+        /// Questions in all.
+        total: usize,
+    },
+    /// A model's episodes start.
+    Playing {
+        /// The model's label.
+        label: &'a str,
+        /// Questions of the benchmark.
+        total: usize,
+        /// Of which already in the results folder.
+        done: usize,
+    },
+    /// One of its records is written.
+    Played {
+        /// The model's label.
+        label: &'a str,
+        /// The record.
+        record: &'a Record,
+        /// The run so far.
+        tally: &'a Tally,
+    },
+    /// Its episodes are done.
+    PlayedAll {
+        /// The model's label.
+        label: &'a str,
+        /// The run.
+        tally: &'a Tally,
+        /// Played on inference servers (failed episodes are played again by a resumed run).
+        served: bool,
+        /// The reference of a divergence measurement (its failed episodes are not measured).
+        reference: bool,
+    },
+    /// A teacher-forced pass goes on: `done` of `total` episodes.
+    Forcing {
+        /// The model forced (the reference's label for [`Pass::Reference`]).
+        label: &'a str,
+        /// Which pass.
+        pass: Pass,
+        /// Episodes done.
+        done: usize,
+        /// Episodes in all.
+        total: usize,
+    },
+    /// The pass is over.
+    Forced {
+        /// The model forced.
+        label: &'a str,
+        /// Which pass.
+        pass: Pass,
+        /// Episodes that could not be measured (why: the divergence summary).
+        skipped: usize,
+    },
+}
+
+/// Why a study stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StudyError {
+    /// No model file, reference or server.
+    #[error("nothing to evaluate: no model file, reference or inference server")]
+    NothingToRun,
+    /// Divergence only, without a reference.
+    #[error("measuring divergence only needs a reference to measure against")]
+    NoReference,
+    /// A reference on servers, and no local model to measure against it.
+    #[error("a reference on inference servers measures local model files against it, and there are none")]
+    NoLocalModels,
+    /// The results folder holds episodes of the reference played without recording their token
+    /// sequences (playing them again would give each question two).
+    #[error("{} already holds {count} episode(s) of {label} played without a reference (e.g. {example}), whose token sequences were not kept: write to another results folder", folder.display())]
+    Unrecorded {
+        /// The results folder.
+        folder: PathBuf,
+        /// The reference's label.
+        label: String,
+        /// How many episodes.
+        count: usize,
+        /// One of their question ids.
+        example: String,
+    },
+    /// Servers could not be reached.
+    #[error(transparent)]
+    Probe(#[from] PoolError),
+    /// A model could not be loaded or an engine made.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// Episodes stopped.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// The results folder could not be written.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// The databases could not be cut.
+    #[error(transparent)]
+    Subset(#[from] SubsetError),
+    /// A divergence measurement stopped.
+    #[error(transparent)]
+    Divergence(#[from] DivergenceError),
+}
+
+/// Where the reference's episodes are played.
+enum ReferenceSource {
+    File(PathBuf),
+    Served(Pool),
+}
+
+/// A checked [`RunSpec`] with its servers reached: ready to run.
+pub struct Study {
+    spec: RunSpec,
+    reference: Option<ReferenceSource>,
+    served: Option<Pool>,
+}
+
+impl Study {
+    /// Checks `spec` and probes its servers (the reference's first), before any work.
+    pub fn new(spec: RunSpec, on_event: &mut dyn FnMut(StudyEvent<'_>)) -> Result<Study, StudyError> {
+        spec.check()?;
+        let mut probe = |s: &Servers| {
+            on_event(StudyEvent::Probing { urls: &s.urls });
+            Pool::connect(&s.urls, s.options.clone())
+        };
+        let reference = match &spec.reference {
+            None => None,
+            Some(Reference::File(path)) => Some(ReferenceSource::File(path.clone())),
+            Some(Reference::Servers(s)) => Some(ReferenceSource::Served(probe(s)?)),
+        };
+        let served = spec.servers.as_ref().map(probe).transpose()?;
+        Ok(Study { spec, reference, served })
+    }
+
+    /// Runs the study over `questions` (see the module's documentation) and writes the reports.
+    pub fn run(
+        self,
+        mut questions: Vec<Question>,
+        on_event: &mut dyn FnMut(StudyEvent<'_>),
+    ) -> Result<Reports, StudyError> {
+        let spec = &self.spec;
+        let out = ResultsDir::create(&spec.out)?;
+        let mut gold = GoldCache::new(spec.limits.clone());
+        if spec.schema != SchemaCondition::Full {
+            let condition = spec.schema;
+            subset::apply(&mut questions, condition, spec.seed, &mut gold, &out.databases(), &mut |done, total| {
+                on_event(StudyEvent::Cutting { condition, done, total })
+            })?;
+        }
+        let mut runner = Runner::new(spec, &questions, &out, gold, on_event);
+        let reference = match self.reference {
+            Some(ReferenceSource::File(path)) => Some(runner.play_reference_file(&path)?),
+            Some(ReferenceSource::Served(pool)) => Some(runner.play_served_reference(pool)?),
+            None => None,
+        };
+        for path in &spec.models {
+            runner.evaluate(path, reference.as_ref())?;
+        }
+        if let Some(pool) = &self.served {
+            runner.play_served(pool, &results::pool_label(pool, spec.schema), None)?;
+        }
+        Ok(results::write_reports(out.path())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> RunSpec {
+        RunSpec {
+            models: Vec::new(),
+            model_options: ModelOptions::default(),
+            engine: EngineOptions::default(),
+            parallel: 1,
+            servers: None,
+            reference: None,
+            kld_top_k: 32,
+            kld_only: false,
+            seed: 0,
+            max_episode_tokens: 4096,
+            schema: SchemaCondition::Full,
+            limits: Limits::default(),
+            out: "out".into(),
+        }
+    }
+
+    #[test]
+    fn a_spec_asks_for_something_that_can_be_done() {
+        assert!(matches!(spec().check(), Err(StudyError::NothingToRun)));
+        let one = RunSpec { models: vec!["m.gguf".into()], ..spec() };
+        assert!(one.check().is_ok());
+        assert!(matches!(RunSpec { kld_only: true, ..one.clone() }.check(), Err(StudyError::NoReference)));
+        let file = Some(Reference::File("ref.gguf".into()));
+        assert!(RunSpec { kld_only: true, reference: file.clone(), ..one.clone() }.check().is_ok());
+        assert!(RunSpec { reference: file, ..spec() }.check().is_ok(), "the reference alone plays");
+        let served = Servers { urls: vec!["http://gpu:8000".into()], options: PoolOptions::default() };
+        let remote = RunSpec { reference: Some(Reference::Servers(served)), ..spec() };
+        assert!(matches!(remote.check(), Err(StudyError::NoLocalModels)));
+        assert!(RunSpec { models: one.models.clone(), ..remote }.check().is_ok());
+    }
+}

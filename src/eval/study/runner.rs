@@ -1,0 +1,250 @@
+//! A study in progress: its folder, its gold results and its events, and the steps that play and
+//! measure each model (in-process or on servers, as a model or as the reference).
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{Pass, RunSpec, StudyError, StudyEvent, Tally};
+use crate::agent::Settings;
+use crate::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
+use crate::divergence::store::RefEpisode;
+use crate::divergence::{self, DivergenceError, Transcript};
+use crate::engine::{BatchedEngine, Engine, EngineOptions, Model};
+use crate::eval::results::{self, ModelEntry, ResultsDir};
+use crate::eval::{self, EvalError, GoldCache, Plan, Question, Sink};
+use crate::remote::{Pool, Sampling};
+use crate::speculate::Speculate;
+
+/// The reference a study measures against, once its episodes are played.
+pub(super) struct Measured {
+    /// Its identity (what every model is checked against).
+    info: ReferenceInfo,
+    /// The results folder's `divergence/`.
+    dir: DivergenceDir,
+    /// The servers of a remote reference (its distributions are asked of them along each
+    /// model's tokenization of the episodes).
+    pool: Option<Pool>,
+}
+
+/// The study's state while it runs.
+pub(super) struct Runner<'s, 'e> {
+    spec: &'s RunSpec,
+    questions: &'s [Question],
+    out: &'s ResultsDir,
+    gold: GoldCache,
+    /// The KV cache of one sequence: one episode, within the context window.
+    ctx: u32,
+    on_event: &'e mut dyn FnMut(StudyEvent<'_>),
+}
+
+impl<'s, 'e> Runner<'s, 'e> {
+    pub(super) fn new(
+        spec: &'s RunSpec,
+        questions: &'s [Question],
+        out: &'s ResultsDir,
+        gold: GoldCache,
+        on_event: &'e mut dyn FnMut(StudyEvent<'_>),
+    ) -> Self {
+        let ctx = eval::sequence_context(spec.engine.ctx, spec.max_episode_tokens);
+        Runner { spec, questions, out, gold, ctx, on_event }
+    }
+
+    /// Plays the reference file's episodes (recording their token sequences), keeps its
+    /// distributions along them, and measures it against itself.
+    pub(super) fn play_reference_file(&mut self, path: &Path) -> Result<Measured, StudyError> {
+        let label = results::model_label(path, self.spec.schema);
+        crate::memory::reset_peak();
+        let started = Instant::now();
+        let model = Model::load(path, &self.spec.model_options)?;
+        let info = ReferenceInfo::of(&model, &label, self.spec.kld_top_k);
+        let dir = DivergenceDir::open(self.out.path(), &info)?;
+        self.check_recorded(&dir, &label)?;
+        self.play_local(path, &model, &label, Some(&dir), started)?;
+        let reference = Measured { info, dir, pool: None };
+        let mut forced = Engine::new(&model, self.forced_options())?;
+        let k = self.spec.kld_top_k;
+        self.reference_pass(&reference, &mut |t| divergence::reference_episode(&mut forced, t, k))?;
+        // The reference against itself: 0 at every token, or the measure is not sound.
+        self.model_pass(&mut forced, &label, &reference)?;
+        Ok(reference)
+    }
+
+    /// Plays the reference's episodes on its servers (recording their token sequences); its
+    /// distributions are asked of the servers when the first model is measured.
+    pub(super) fn play_served_reference(&mut self, pool: Pool) -> Result<Measured, StudyError> {
+        let label = results::pool_label(&pool, self.spec.schema);
+        let info = ReferenceInfo::remote(&pool, &label, self.spec.kld_top_k);
+        let dir = DivergenceDir::open(self.out.path(), &info)?;
+        self.check_recorded(&dir, &label)?;
+        self.play_served(&pool, &label, Some(&dir))?;
+        Ok(Measured { info, dir, pool: Some(pool) })
+    }
+
+    /// One model file: loaded, checked against the reference (a model that can't be compared
+    /// fails before its episodes are played), its episodes played unless only its divergence
+    /// is wanted, and measured.
+    pub(super) fn evaluate(&mut self, path: &Path, reference: Option<&Measured>) -> Result<(), StudyError> {
+        let label = results::model_label(path, self.spec.schema);
+        crate::memory::reset_peak();
+        let started = Instant::now();
+        let model = Model::load(path, &self.spec.model_options)?;
+        if let Some(r) = reference {
+            r.info.check(&model, &label)?;
+        }
+        if !self.spec.kld_only {
+            self.play_local(path, &model, &label, None, started)?;
+        }
+        if let Some(r) = reference {
+            self.measure(&model, &label, r)?;
+        }
+        Ok(())
+    }
+
+    /// Plays `model`'s episodes in-process (its transcripts into `transcripts` for a reference)
+    /// and records its run, timed from `started`.
+    fn play_local(
+        &mut self,
+        path: &Path,
+        model: &Model,
+        label: &str,
+        transcripts: Option<&DivergenceDir>,
+        started: Instant,
+    ) -> Result<(), StudyError> {
+        let mut engine = BatchedEngine::new(model, self.engine_options(), self.spec.parallel as usize)?;
+        let tally =
+            self.play(label, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
+        let run = tally.finish(started);
+        drop(engine);
+        self.out.record_model(label, ModelEntry::new(path, model.n_params(), run))?;
+        Ok(())
+    }
+
+    /// Plays the served model's episodes, `parallel` in flight across `pool` (its transcripts
+    /// into `transcripts` for a reference), and records its run.
+    pub(super) fn play_served(
+        &mut self,
+        pool: &Pool,
+        label: &str,
+        transcripts: Option<&DivergenceDir>,
+    ) -> Result<(), StudyError> {
+        crate::memory::reset_peak();
+        let started = Instant::now();
+        let e = &self.spec.engine;
+        let sampling = Sampling { temperature: e.temperature, top_p: e.top_p, top_k: e.top_k };
+        let parallel = self.spec.parallel as usize;
+        let tally = self.play(label, true, transcripts, |plan, gold, sink| {
+            eval::remote::run(pool, sampling, parallel, plan, gold, sink)
+        })?;
+        let servers = pool.servers().into_iter().cloned().collect();
+        self.out.record_model(label, ModelEntry::remote(servers, tally.finish(started)))?;
+        Ok(())
+    }
+
+    /// What every run shares: the plan, one sink into the results folder (and the transcripts),
+    /// the tally and the events around `run`.
+    fn play(
+        &mut self,
+        label: &str,
+        served: bool,
+        transcripts: Option<&DivergenceDir>,
+        run: impl FnOnce(&Plan<'_>, &mut GoldCache, &mut Sink<'_>) -> Result<usize, EvalError>,
+    ) -> Result<Tally, StudyError> {
+        let settings = Settings {
+            max_episode_tokens: self.spec.max_episode_tokens,
+            limits: self.spec.limits.clone(),
+            ..Settings::default()
+        };
+        let plan = Plan { settings: &settings, label, questions: self.questions, seed: self.spec.seed };
+        let total = self.questions.len();
+        let done = eval::done_ids(&self.out.episodes(), label).len().min(total);
+        let on_event = &mut *self.on_event;
+        on_event(StudyEvent::Playing { label, total, done });
+        let mut tally = Tally::new(self.spec.parallel);
+        let mut sink = Sink::file(self.out.episodes()).with_progress(|_, _, record| {
+            tally.count(record);
+            on_event(StudyEvent::Played { label, record, tally: &tally });
+        });
+        if let Some(dir) = transcripts {
+            sink = sink.with_transcripts(dir);
+        }
+        run(&plan, &mut self.gold, &mut sink)?;
+        drop(sink);
+        on_event(StudyEvent::PlayedAll { label, tally: &tally, served, reference: transcripts.is_some() });
+        Ok(tally)
+    }
+
+    /// Teacher-forces `model` along the reference's episodes (a remote reference's
+    /// distributions are fetched first, along this model's tokenization).
+    fn measure(&mut self, model: &Model, label: &str, r: &Measured) -> Result<(), StudyError> {
+        if let Some(pool) = &r.pool {
+            let k = self.spec.kld_top_k;
+            self.reference_pass(r, &mut |t| divergence::reference_episode_remote(pool, model, t, k))?;
+        }
+        let mut engine = Engine::new(model, self.forced_options())?;
+        self.model_pass(&mut engine, label, r)
+    }
+
+    /// The reference's distributions along every episode that has none yet.
+    fn reference_pass(
+        &mut self,
+        r: &Measured,
+        compute: &mut dyn FnMut(&Transcript) -> Result<RefEpisode, DivergenceError>,
+    ) -> Result<(), StudyError> {
+        let ids = self.ids();
+        let label = r.info.label.as_str();
+        let on_event = &mut *self.on_event;
+        div::reference_pass(&r.dir, &ids, compute, &mut |done, total| {
+            on_event(StudyEvent::Forcing { label, pass: Pass::Reference, done, total })
+        })?;
+        on_event(StudyEvent::Forced { label, pass: Pass::Reference, skipped: 0 });
+        Ok(())
+    }
+
+    /// `label`'s measure against the reference on every episode it has none of yet.
+    fn model_pass(&mut self, engine: &mut Engine<'_>, label: &str, r: &Measured) -> Result<(), StudyError> {
+        let ids = self.ids();
+        let on_event = &mut *self.on_event;
+        let mut skipped = 0;
+        div::model_pass(engine, label, &r.dir, &ids, &mut |done, total, record| {
+            skipped += record.skipped.is_some() as usize;
+            on_event(StudyEvent::Forcing { label, pass: Pass::Divergence, done, total })
+        })?;
+        on_event(StudyEvent::Forced { label, pass: Pass::Divergence, skipped });
+        Ok(())
+    }
+
+    /// Refuses a folder holding episodes of the reference `label` played without a reference
+    /// (their token sequences were not kept, and playing them again would give each question
+    /// two).
+    fn check_recorded(&self, dir: &DivergenceDir, label: &str) -> Result<(), StudyError> {
+        let transcripts = dir.read_transcripts();
+        let unrecorded: Vec<String> = eval::done_ids(&self.out.episodes(), label)
+            .into_iter()
+            .filter(|id| !transcripts.contains_key(id) && self.questions.iter().any(|q| &q.id == id))
+            .collect();
+        match unrecorded.first() {
+            None => Ok(()),
+            Some(example) => Err(StudyError::Unrecorded {
+                folder: self.out.path().to_path_buf(),
+                label: label.to_string(),
+                count: unrecorded.len(),
+                example: example.clone(),
+            }),
+        }
+    }
+
+    /// The questions' ids, in order.
+    fn ids(&self) -> Vec<&'s str> {
+        self.questions.iter().map(|q| q.id.as_str()).collect()
+    }
+
+    /// The engine options of the episodes.
+    fn engine_options(&self) -> EngineOptions {
+        EngineOptions { ctx: self.ctx, ..self.spec.engine.clone() }
+    }
+
+    /// The teacher-forced passes: one sequence, nothing sampled, nothing drafted.
+    fn forced_options(&self) -> EngineOptions {
+        EngineOptions { speculate: Speculate::Off, ..self.engine_options() }
+    }
+}
