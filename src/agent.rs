@@ -92,6 +92,26 @@ impl Default for Settings {
     }
 }
 
+/// The prompt episodes run with: the reference loop `given` (its `SYSTEM_PROMPT` and
+/// `USER_TEMPLATE`), else the reference loop that came with a pulled model (it carries the
+/// training prompt), else the built-in prompt.
+pub fn choose_prompt(given: Option<&Path>, pulled: Option<&Path>) -> Result<Prompt, PromptError> {
+    match given.or(pulled) {
+        Some(p) => Prompt::from_python_file(p),
+        None => Ok(Prompt::default()),
+    }
+}
+
+/// A sampling seed for an episode that was given none: drawn from the clock and the process's
+/// random hash keys, so that two calls differ.
+pub fn random_seed() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    h.write_u128(now);
+    h.finish() as u32
+}
+
 /// One tool call and what it returned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {

@@ -12,8 +12,18 @@
 //! - [`agent`]: the episode state machine that ties them together;
 //! - [`remote`]: the same generation trait on an inference server (vLLM, llama-server);
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
-//! - [`eval`]: benchmarks, execution scoring, summaries;
-//! - [`serve`]: the agent as a local service (HTTP API, web page, MCP).
+//! - [`eval`]: benchmarks, the study (local, remote and recorded runs), execution scoring,
+//!   summaries and reports;
+//! - [`divergence`]: how far each model's distributions drift from a reference along the
+//!   reference's own episodes (teacher forcing);
+//! - [`bench`]: speed, the prompt cache, speculation, batched throughput, a busy machine;
+//! - [`serve`]: the agent as a local service (HTTP API, web page, MCP);
+//! - [`secret`]: API keys read from files (a server's and a client's);
+//! - [`tools`]: the tool catalogue (names, arguments, prompt lines);
+//! - [`memory`]: resident memory, and what a model and context will take;
+//! - [`system`] and [`cpu`]: what this build and machine are (`sqale info`), CPU features;
+//! - [`defaults`], [`cache`], [`demo`], [`hash`], [`atomic`]: the shared defaults, the cache root,
+//!   the demo database, SHA-256, whole-or-nothing output files.
 //!
 //! ```no_run
 //! use sqale::{agent::{Agent, Settings}, engine::{Engine, EngineOptions, Model, ModelOptions}};
@@ -44,6 +54,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod pull;
 pub mod remote;
+pub mod secret;
 pub mod serve;
 pub mod speculate;
 pub mod system;

@@ -155,3 +155,66 @@ async fn tools_only_needs_no_model() {
     assert!(text(&r).contains("customers"), "{}", text(&r));
     client.cancel().await.unwrap();
 }
+
+/// `sqale mcp` runs the same episode service as `sqale serve`: when its engine fails (a decode
+/// error, injected with SQALE_FAIL_DECODE_AFTER), the question gets a tool error that says so
+/// and the process exits with a failure status while its client is still connected, for a
+/// supervisor to start it again. Spoken by hand (newline-delimited JSON-RPC) to see the exit.
+#[test]
+fn a_failed_decode_ends_the_mcp_server_with_a_failure_status() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let _g = common::one_at_a_time();
+    let model = common::test_model();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["mcp", "--model", model.to_str().unwrap(), "--ctx", "2048", "--batch", "2048"])
+        .args(["--max-episode-tokens", "900"])
+        .env(sqale::engine::FAIL_DECODE_AFTER_VAR, "2")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn sqale mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stderr = child.stderr.take().unwrap();
+    let log = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut send = |v: Value| writeln!(stdin, "{v}").and_then(|()| stdin.flush()).unwrap();
+    let mut reply = |id: u64| -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "stdout ended before reply {id}");
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    let hello =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}});
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}));
+    assert!(reply(1)["result"]["serverInfo"].is_object());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let args = json!({"db": "demo", "question": "How many orders are there?", "seed": 1});
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask_database", "arguments": args}}),
+    );
+    let r = reply(2);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("the engine failed") && text.contains("decode failed"), "{r}");
+    // Its client is still there (stdin open): the failure alone ends it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running 60 s after its engine failed");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    drop(stdin);
+    let log = log.join().unwrap();
+    assert!(!status.success(), "exit {status:?}: {log}");
+    assert!(log.contains("the engine failed"), "{log}");
+}

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::json;
 use sqale::agent::{Agent, EndedBy, Settings};
 use sqale::eval::{GoldCache, Question};
-use sqale::remote::{Pool, PoolError, PoolOptions, RemoteError, RemoteGenerator, Sampling};
+use sqale::remote::{Pool, PoolError, PoolEvent, PoolOptions, RemoteError, RemoteGenerator, Sampling};
 use stub::{Answer, Seen, Stub};
 
 const LIST: &str = "<think>\nlook around\n</think>\n{\"tool\": \"list_tables\", \"args\": {}}";
@@ -158,12 +158,22 @@ fn a_slow_server_times_out_and_its_episode_goes_to_the_other() {
             .unwrap_or_else(|| Answer::Slow(Duration::from_secs(3), Box::new(stub::vllm_completion(r, LIST, 0))))
     });
     let good = vllm(vec![submit(ANSWER)]);
-    let o = PoolOptions { timeout: Duration::from_millis(500), tries: 2, ..options() };
+    // The pool says when it drops a server (the command line prints it); it prints nothing.
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = events.clone();
+    let on_event: sqale::remote::PoolListener = Arc::new(move |e: &PoolEvent| seen.lock().unwrap().push(e.clone()));
+    let o = PoolOptions { timeout: Duration::from_millis(500), tries: 2, on_event: Some(on_event), ..options() };
     let pool = Pool::connect(&[&slow.url, &good.url], o).unwrap();
     let ep = run_episode(&pool);
     assert_eq!(ep.ended_by, EndedBy::SubmitSql);
     assert_eq!(slow.requests("/v1/completions").len(), 2);
     assert_eq!(pool.live(), 1);
+    let events = events.lock().unwrap();
+    assert!(
+        matches!(&events[..], [PoolEvent::Dropped { url, tries: 2, error }] if *url == slow.url && error.contains("no answer within")),
+        "{events:?}"
+    );
+    assert!(events[0].to_string().starts_with(&format!("dropping server {} after 2 failed tries", slow.url)));
 }
 
 #[test]
@@ -191,7 +201,7 @@ fn a_missing_or_wrong_api_key_is_a_clear_error_and_the_key_is_sent_as_bearer() {
     for key in [None, Some("wrong".to_string())] {
         let e = Pool::connect(&[&server.url], PoolOptions { key, ..options() }).unwrap_err();
         assert!(matches!(e, PoolError::Probe { source: RemoteError::Unauthorized { .. }, .. }), "{e:?}");
-        assert!(e.to_string().contains("SQALE_API_KEY"), "{e}");
+        assert!(e.to_string().contains("the API key is missing or is not the server's"), "{e}");
     }
     let pool = Pool::connect(&[&server.url], PoolOptions { key: Some("sekret".into()), ..options() }).unwrap();
     assert!(!format!("{pool:?}").contains("sekret"), "the key is never printed");
@@ -238,19 +248,8 @@ fn questions(n: usize) -> Vec<Question> {
 
 fn eval(pool: &Pool, qs: &[Question], results: &std::path::Path) -> Result<usize, sqale::eval::EvalError> {
     let mut gold = GoldCache::new(sqale::env::Limits::default());
-    sqale::eval::remote::run(
-        pool,
-        SAMPLING,
-        3,
-        &Settings::default(),
-        "m",
-        qs,
-        0,
-        results,
-        &mut gold,
-        None,
-        &mut |_, _, _| {},
-    )
+    let plan = sqale::eval::Plan { settings: &Settings::default(), label: "m", questions: qs, seed: 0 };
+    sqale::eval::remote::run(pool, SAMPLING, 3, &plan, &mut gold, &mut sqale::eval::Sink::file(results))
 }
 
 /// An evaluation across two servers, one of which goes away midway: every question ends as

@@ -1,7 +1,7 @@
 //! `sqale serve` end to end over 127.0.0.1 with the real SmolLM2 GGUF and real SQLite files:
 //! ask (JSON and server-sent events), databases, health, metrics; bad input of every kind; a
 //! client that disconnects mid-stream; the episode time limit; a bounded load beyond the queue;
-//! API keys; SIGTERM.
+//! API keys; SIGTERM; an engine that fails.
 //!
 //! SmolLM2 cannot follow the protocol, so most tests steer it with `tests/fixtures/copy_prompt.py`
 //! into copying the tool call the question gives (a real episode ending by submit_sql in a
@@ -12,7 +12,7 @@ mod common;
 #[path = "support/serve_client.rs"]
 mod serve_client;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use serve_client::{ask_stream, get, post, streamed_turns, Server, Sse};
@@ -20,6 +20,11 @@ use serve_client::{ask_stream, get, post, streamed_turns, Server, Sse};
 /// Episodes short enough for two cores: a 2,048-token sequence, 900 tokens per episode (the
 /// real prompt's episodes ramble on until that budget).
 fn server(dbs: &[String], extra: &[&str]) -> Server {
+    server_with_env(dbs, extra, &[])
+}
+
+/// [`server`] with environment variables `env` set for the server.
+fn server_with_env(dbs: &[String], extra: &[&str], env: &[(&str, &str)]) -> Server {
     let model = common::test_model();
     let mut args: Vec<String> = ["--model", model.to_str().unwrap(), "--ctx", "2048", "--max-episode-tokens", "900"]
         .iter()
@@ -30,9 +35,10 @@ fn server(dbs: &[String], extra: &[&str]) -> Server {
         args.push(d.clone());
     }
     args.extend(extra.iter().map(|s| s.to_string()));
-    Server::start(
+    Server::start_with_env(
         std::path::Path::new(env!("CARGO_BIN_EXE_sqale")),
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        env,
     )
 }
 
@@ -290,7 +296,7 @@ fn an_episode_past_the_time_limit_is_stopped() {
     let body = json!({"question": "List every order.", "db": "demo", "max_episode_tokens": 2000}).to_string();
     let r = post(&format!("{}/v1/ask", s.url), &body, &[]);
     assert_eq!(r.status, 504, "{}", r.body);
-    assert!(r.json()["error"].as_str().unwrap().contains("--episode-timeout"), "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("episode time limit of 2 s"), "{}", r.body);
     assert_eq!(s.metric("sqale_episodes_failed_total{reason=\"timed_out\"}"), Some(1.0));
     assert_eq!(s.metric("sqale_episodes_running"), Some(0.0));
 }
@@ -441,4 +447,56 @@ fn sigterm_finishes_the_running_episode_and_refuses_the_queued() {
     let status = s.child.wait().unwrap();
     assert!(status.success(), "exit {status:?}: {}", s.log.lock().unwrap());
     assert!(s.log.lock().unwrap().contains("stopped after 1 episode"), "{}", s.log.lock().unwrap());
+}
+
+/// `GET url`: (status, body), or `None` when nothing answers (the server has gone).
+fn get_if_up(url: &str) -> Option<(u16, String)> {
+    match ureq::get(url).timeout(Duration::from_secs(30)).call() {
+        Ok(r) => Some((r.status(), r.into_string().unwrap_or_default())),
+        Err(ureq::Error::Status(status, r)) => Some((status, r.into_string().unwrap_or_default())),
+        Err(ureq::Error::Transport(_)) => None,
+    }
+}
+
+/// A decode that fails (as llama.cpp's does when a GPU runs out of memory; injected here with
+/// SQALE_FAIL_DECODE_AFTER) stops the server, for a supervisor to start it again: the question
+/// gets a 503 that says the engine failed, `/health` says `failed` and why while the server is
+/// still up, and the process exits with a failure status. (It used to answer that question and
+/// the next ones with a 500, "the scheduler stopped", then 503 "shutting down", while `/health`
+/// said "ok" and the process ran on.)
+#[test]
+fn a_failed_decode_stops_the_server_with_a_failure_status() {
+    let _g = common::one_at_a_time();
+    // With --batch 2048 the system prompt and the question are one batch each: the third batch,
+    // the first generated token's, fails.
+    let fail = [(sqale::engine::FAIL_DECODE_AFTER_VAR, "2")];
+    let mut s = server_with_env(&[], &["--batch", "2048", "--parallel", "2"], &fail);
+    let (status, body) = get(&format!("{}/health", s.url), None);
+    assert_eq!(status, 200, "start-up decodes nothing: {body}");
+    let ask = json!({"question": "How many orders are there?", "db": "demo", "seed": 1}).to_string();
+    let r = post(&format!("{}/v1/ask", s.url), &ask, &[]);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(r.retry_after.is_some(), "{r:?}");
+    let error = r.json()["error"].as_str().unwrap_or_default().to_string();
+    assert!(error.contains("the engine failed") && error.contains("decode failed"), "{error}");
+    assert!(error.contains("the server is stopping"), "{error}");
+    // Until the process is gone, /health says why.
+    if let Some((status, body)) = get_if_up(&format!("{}/health", s.url)) {
+        assert_eq!(status, 503, "{body}");
+        let health: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(health["status"], "failed", "{body}");
+        assert!(health["error"].as_str().unwrap_or_default().contains("decode failed"), "{body}");
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = s.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running 60 s after its engine failed: {}", s.log.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let log = s.log.lock().unwrap().clone();
+    assert!(!status.success(), "exit {status:?}: {log}");
+    assert!(log.contains("the engine failed") && log.contains("decode failed"), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
 }

@@ -6,7 +6,6 @@ use anyhow::Context;
 use clap::Args;
 use sqale::agent::{Agent, Settings};
 use sqale::engine::Engine;
-use sqale::prompt::Prompt;
 
 use super::trace::Tracer;
 use super::ModelArgs;
@@ -52,13 +51,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     sqale::env::Environment::open(&db)?;
     // On a server, no local model (nor the default model's download).
     let local = if args.server.any() { None } else { Some(args.model.model_path()?) };
-    let pulled_prompt = local.as_ref().and_then(|(_, p)| p.clone());
-    // The reference loop that came with a pulled model carries the training prompt.
-    let prompt = match args.prompt_from.as_ref().or(pulled_prompt.as_ref()) {
-        Some(p) => Prompt::from_python_file(p)?,
-        None => Prompt::default(),
-    };
-    let seed = args.seed.unwrap_or_else(sqale::serve::service::random_seed);
+    let pulled_prompt = local.as_ref().and_then(|(_, p)| p.as_deref());
+    let prompt = sqale::agent::choose_prompt(args.prompt_from.as_deref(), pulled_prompt)?;
+    let seed = args.seed.unwrap_or_else(sqale::agent::random_seed);
     let settings = Settings {
         prompt,
         max_episode_tokens: args.max_episode_tokens,
@@ -75,14 +70,16 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let (episode, label, servers, ctx) = if let Some((model_path, _)) = &local {
         let model = args.model.load_path(model_path)?;
         // One conversation: nothing to reuse the prompt snapshot for.
-        let engine =
-            Engine::new(&model, sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine_options() })?;
+        let engine = Engine::new(
+            &model,
+            sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine.engine_options() },
+        )?;
         let mut agent = Agent::new(engine, settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
-        (episode, model.path().display().to_string(), None, args.model.ctx as usize)
+        (episode, model.path().display().to_string(), None, args.model.engine.ctx as usize)
     } else {
         let pool = args.server.pool(args.json)?;
-        let sampling = args.model.sampling.remote();
+        let sampling = args.model.engine.sampling.remote();
         let mut agent = Agent::new(sqale::remote::RemoteGenerator::new(&pool, sampling), settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
         let servers = serde_json::to_value(pool.servers()).context("describing the servers")?;
@@ -93,9 +90,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
             "model": label,
             "servers": servers,
             "ctx": ctx,
-            "temperature": args.model.sampling.temp,
-            "top_p": args.model.sampling.top_p,
-            "top_k": args.model.sampling.top_k,
+            "temperature": args.model.engine.sampling.temp,
+            "top_p": args.model.engine.sampling.top_p,
+            "top_k": args.model.engine.sampling.top_k,
             "episode": episode,
         });
         println!("{}", serde_json::to_string_pretty(&out).context("serialising the episode")?);

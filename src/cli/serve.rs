@@ -1,4 +1,4 @@
-//! `sqale serve` (HTTP API and web page) and `sqale mcp` (Model Context Protocol on stdio).
+//! `sqale serve`: the HTTP API and web page; what it shares with `sqale mcp` (`ServiceArgs`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,9 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use sqale::agent::Settings;
-use sqale::prompt::Prompt;
 use sqale::serve::http::{AppState, RequestLimits};
-use sqale::serve::mcp::McpServer;
 use sqale::serve::{Databases, Service, ServiceOptions};
 
 use super::ModelArgs;
@@ -32,7 +30,7 @@ pub struct ServiceArgs {
     max_episode_tokens: usize,
     /// Seconds a statement may run before it is stopped.
     #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
-    sql_timeout: f64,
+    pub(super) sql_timeout: f64,
     /// Use SYSTEM_PROMPT and USER_TEMPLATE from the reference loop sqale_agent.py.
     #[arg(long)]
     prompt_from: Option<PathBuf>,
@@ -66,15 +64,10 @@ pub struct ServeArgs {
     max_body_bytes: usize,
 }
 
-/// Arguments of `sqale mcp`.
-#[derive(Args, Debug)]
-pub struct McpArgs {
-    #[command(flatten)]
-    service: ServiceArgs,
-    /// Serve the eight tools and list_databases only: no model is loaded, no ask_database.
-    #[arg(long)]
-    tools_only: bool,
-}
+/// How long a server whose engine failed goes on answering before it exits: requests under way
+/// get their answers, new ones a 503 that says why, and `/health` says "failed" to whoever
+/// watches it. `sqale serve` then closes its connections, taking at most as long again.
+pub(super) const DRAIN_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
     anyhow::ensure!(s.is_finite() && s >= 0.0, "{flag} must be a number of seconds, got {s}");
@@ -82,7 +75,7 @@ fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
 }
 
 impl ServiceArgs {
-    fn databases(&self) -> anyhow::Result<Databases> {
+    pub(super) fn databases(&self) -> anyhow::Result<Databases> {
         let list = if self.dbs.is_empty() {
             vec![("demo".to_string(), super::db_or_demo(None)?)]
         } else {
@@ -92,12 +85,9 @@ impl ServiceArgs {
     }
 
     /// Loads the model and starts the episode service with `slots` sequences.
-    fn start(&self, slots: usize, queue: usize) -> anyhow::Result<Service> {
+    pub(super) fn start(&self, slots: usize, queue: usize) -> anyhow::Result<Service> {
         let (model_path, pulled_prompt) = self.model.model_path()?;
-        let prompt = match self.prompt_from.as_ref().or(pulled_prompt.as_ref()) {
-            Some(p) => Prompt::from_python_file(p)?,
-            None => Prompt::default(),
-        };
+        let prompt = sqale::agent::choose_prompt(self.prompt_from.as_deref(), pulled_prompt.as_deref())?;
         let settings = Settings { prompt, limits: super::limits(self.sql_timeout)?, ..Settings::default() };
         anyhow::ensure!(slots >= 1, "--parallel must be at least 1");
         let options = ServiceOptions {
@@ -106,11 +96,11 @@ impl ServiceArgs {
             episode_timeout: seconds("--episode-timeout", self.episode_timeout)?,
             settings,
         };
-        eprintln!("loading {} ({slots} sequence(s) of {} tokens)", model_path.display(), self.model.ctx);
+        eprintln!("loading {} ({slots} sequence(s) of {} tokens)", model_path.display(), self.model.engine.ctx);
         let service = Service::start(
             model_path,
             self.model.model_options(),
-            self.model.engine_options(),
+            self.model.engine.engine_options(),
             options,
             self.max_episode_tokens,
         )?;
@@ -118,7 +108,7 @@ impl ServiceArgs {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     // Two threads are plenty: the HTTP side waits; llama.cpp's threads do the work.
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("starting tokio")
 }
@@ -145,10 +135,8 @@ async fn stop_signal() {
 fn api_key(file: Option<&PathBuf>, addr: SocketAddr) -> anyhow::Result<Option<String>> {
     let key = match file {
         Some(f) => {
-            let k = std::fs::read_to_string(f)
-                .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?
-                .trim()
-                .to_string();
+            let k = sqale::secret::read_key_file(f)
+                .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?;
             anyhow::ensure!(!k.is_empty(), "--api-key-file {} is empty: put a long random key in it", f.display());
             Some(k)
         }
@@ -193,25 +181,31 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     let svc = service.clone();
     let shutdown = async move {
-        stop_signal().await;
-        eprintln!("sqale serve: shutting down (queued requests get 503; running episodes get {grace:?} to finish)");
-        svc.begin_shutdown(grace);
+        tokio::select! {
+            _ = stop_signal() => {
+                eprintln!("sqale serve: shutting down (queued requests get 503; running episodes get {grace:?} to finish)");
+                svc.begin_shutdown(grace);
+            }
+            error = svc.failed() => {
+                eprintln!("sqale serve: the engine failed: {error}; stopping, for a supervisor to start it again");
+                tokio::time::sleep(DRAIN_AFTER_FAILURE).await;
+            }
+        }
     };
-    rt.block_on(sqale::serve::http::serve(listener, state, shutdown)).context("serving HTTP")?;
+    let serving = sqale::serve::http::serve(listener, state, shutdown);
+    let svc = service.clone();
+    rt.block_on(async move {
+        tokio::select! {
+            served = serving => served,
+            // Requests under way have their answers by now; a client still reading is cut off.
+            _ = async { svc.failed().await; tokio::time::sleep(2 * DRAIN_AFTER_FAILURE).await } => Ok(()),
+        }
+    })
+    .context("serving HTTP")?;
+    if let Some(error) = service.failure() {
+        anyhow::bail!("the engine failed: {error} (after {} episode(s))", service.metrics().episodes());
+    }
     service.shutdown(grace);
     eprintln!("sqale serve: stopped after {} episode(s)", service.metrics().episodes());
-    Ok(())
-}
-
-pub fn mcp(args: McpArgs) -> anyhow::Result<()> {
-    let databases = args.service.databases()?;
-    let limits = super::limits(args.service.sql_timeout)?;
-    let service = if args.tools_only { None } else { Some(Arc::new(args.service.start(1, 4)?)) };
-    eprintln!("sqale mcp: serving on stdio (databases: {})", databases.names());
-    let server = McpServer::new(service.clone(), databases, limits);
-    runtime()?.block_on(sqale::serve::mcp::serve_stdio(server)).map_err(anyhow::Error::msg)?;
-    if let Some(s) = service {
-        s.shutdown(Duration::ZERO);
-    }
     Ok(())
 }

@@ -15,7 +15,7 @@ pub mod tokenizer;
 use std::time::Instant;
 
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, TurnCache};
-pub use pool::{Pool, PoolError, PoolOptions};
+pub use pool::{Pool, PoolError, PoolEvent, PoolListener, PoolOptions};
 pub use server::{RemoteError, Sampling, ServerInfo, ServerKind};
 
 /// One conversation on a [`Pool`]: on one server while it stays up.

@@ -2,6 +2,7 @@
 //! dropping a server that keeps failing so that its episodes go to the others.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::server::{RemoteError, Reply, Request, Server, ServerInfo, ServerKind};
@@ -23,7 +24,38 @@ pub struct PoolOptions {
     /// A local `tokenizer.json` to tokenise with (checked against the servers'); `None`: the
     /// servers' own `/tokenize`.
     pub tokenizer: Option<std::path::PathBuf>,
+    /// Told what the pool does as it happens (a server dropped); `None`: nobody is told.
+    pub on_event: Option<PoolListener>,
 }
+
+/// Something a pool did that its user may want to know as it happens.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PoolEvent {
+    /// A server failed every try of one request: it gets no more requests, and its episodes go
+    /// on on the other servers.
+    Dropped {
+        /// The server.
+        url: String,
+        /// Tries it failed.
+        tries: u32,
+        /// Why the last one failed.
+        error: String,
+    },
+}
+
+impl std::fmt::Display for PoolEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PoolEvent::Dropped { url, tries, error } => {
+                write!(f, "dropping server {url} after {tries} failed tries: {error}")
+            }
+        }
+    }
+}
+
+/// Receives a pool's events, on the thread that ran into each.
+pub type PoolListener = Arc<dyn Fn(&PoolEvent) + Send + Sync>;
 
 impl std::fmt::Debug for PoolOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -34,6 +66,7 @@ impl std::fmt::Debug for PoolOptions {
             .field("timeout", &self.timeout)
             .field("tries", &self.tries)
             .field("tokenizer", &self.tokenizer)
+            .field("on_event", &self.on_event.as_ref().map(|_| "(set)"))
             .finish()
     }
 }
@@ -47,6 +80,7 @@ impl Default for PoolOptions {
             tries: 3,
             backoff: Duration::from_millis(500),
             tokenizer: None,
+            on_event: None,
         }
     }
 }
@@ -56,7 +90,7 @@ impl Default for PoolOptions {
 #[non_exhaustive]
 pub enum PoolError {
     /// No server was given.
-    #[error("no server given: pass --server URL")]
+    #[error("no inference server given")]
     Empty,
     /// A server did not answer its probe.
     #[error("probing {url}: {source}")]
@@ -68,7 +102,7 @@ pub enum PoolError {
         source: RemoteError,
     },
     /// Two servers serve different models.
-    #[error("{a} serves {model_a:?} but {b} serves {model_b:?}: servers of one --server group must serve one model")]
+    #[error("{a} serves {model_a:?} but {b} serves {model_b:?}: the servers of one pool must serve one model")]
     Mixed {
         /// First server.
         a: String,
@@ -254,8 +288,9 @@ impl Pool {
                 }
             }
             m.dropped.store(true, Ordering::SeqCst);
-            if let Some(e) = &last {
-                eprintln!("sqale: dropping server {} after {} failed tries: {e}", m.server.url(), self.options.tries);
+            if let (Some(e), Some(listener)) = (&last, &self.options.on_event) {
+                let tries = self.options.tries.max(1);
+                listener(&PoolEvent::Dropped { url: m.server.url().to_string(), tries, error: e.to_string() });
             }
             index = None;
         }
@@ -293,7 +328,7 @@ impl Pool {
         if mine != theirs {
             return Err(PoolError::Tokenizer(format!(
                 "the local tokenizer {} and {}'s /tokenize disagree ({} against {} tokens for the same text): \
-                 give the tokenizer.json of the model the server runs, or leave out --tokenizer",
+                 give the tokenizer.json of the model the server runs, or tokenise with the server's /tokenize",
                 local.path().display(),
                 m.info.url,
                 mine.len(),

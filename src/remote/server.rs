@@ -59,8 +59,8 @@ pub enum RemoteError {
         /// The transport's message.
         message: String,
     },
-    /// No answer within the timeout (`--server-timeout`).
-    #[error("{url}: no answer within {seconds} s (raise --server-timeout for a slow server)")]
+    /// No answer within the timeout ([`crate::remote::PoolOptions::timeout`]).
+    #[error("{url}: no answer within {seconds} s")]
     Timeout {
         /// The server.
         url: String,
@@ -68,7 +68,7 @@ pub enum RemoteError {
         seconds: f64,
     },
     /// 401 or 403: the API key is missing or wrong. Not retried.
-    #[error("{url}: {status} unauthorized: set SQALE_API_KEY or --api-key-file to the server's key")]
+    #[error("{url}: {status} unauthorized: the API key is missing or is not the server's")]
     Unauthorized {
         /// The server.
         url: String,

@@ -22,8 +22,8 @@ impl Tokenizer {
             let repo = spec.to_string_lossy().into_owned();
             hf_hub::Cache::from_env().model(repo.clone()).get("tokenizer.json").ok_or_else(|| {
                 format!(
-                    "--tokenizer {}: no such file, and no tokenizer.json for a repo {repo:?} in the Hugging Face cache \
-                     (give a tokenizer.json path, or `sqale pull` the model first)",
+                    "{}: no such file, and no tokenizer.json for a repo {repo:?} in the Hugging Face cache \
+                     (give a tokenizer.json path, or pull the model into the cache first)",
                     spec.display()
                 )
             })?

@@ -1,7 +1,7 @@
 //! The databases a service answers over: given by name at start, never by a request.
 //!
 //! **Nothing from the network names a file.** A request says `"db": "shop"`; the path behind
-//! the name was given on the command line (`--db shop=/data/shop.sqlite`). A name is a short
+//! the name was given when the service started (`shop=/data/shop.sqlite`). A name is a short
 //! word (letters, digits, `_`, `-`), so a path or `..` sent as a name is simply unknown.
 
 use std::collections::BTreeMap;
@@ -14,12 +14,12 @@ use crate::env::{EnvError, Environment};
 /// Longest database name accepted.
 pub const MAX_NAME_CHARS: usize = 64;
 
-/// Why a `--db` could not be served.
+/// Why a database could not be served.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DatabaseError {
-    /// `--db` was not `NAME=PATH`.
-    #[error("--db {0:?} is not NAME=PATH (e.g. --db shop=/data/shop.sqlite)")]
+    /// A database was not given as `NAME=PATH`.
+    #[error("{0:?} is not NAME=PATH (e.g. shop=/data/shop.sqlite)")]
     NotNamePath(String),
     /// The name has characters outside `[A-Za-z0-9_-]` or is too long.
     #[error("database name {0:?}: use 1 to {MAX_NAME_CHARS} letters, digits, '_' or '-'")]

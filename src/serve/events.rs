@@ -181,7 +181,7 @@ fn to_json(rows: Rows, truncated: bool, max_cell_chars: usize) -> RowsPreview {
     }
 }
 
-/// What a service answers: what `sqale ask --json` prints, plus the answer's first rows.
+/// What a service answers: what `sqale ask` prints as JSON, plus the answer's first rows.
 #[derive(Debug, Clone, Serialize)]
 pub struct Answer {
     /// The model file.

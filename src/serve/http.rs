@@ -23,6 +23,7 @@ use serde_json::json;
 
 use super::databases::{valid_name, Databases};
 use super::events::EpisodeEvent;
+use super::health::Health;
 use super::service::{EpisodeError, Request, Service, SubmitError, Ticket, Update};
 
 /// The web page: one self-contained file (no CDN, no framework).
@@ -61,6 +62,10 @@ pub struct AppState {
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into(), "status": status.as_u16() }))).into_response()
 }
+
+/// Seconds a client told "the engine failed" should wait: a supervisor restarts the server, and
+/// the model loads again.
+const RESTART_SECONDS: u64 = 10;
 
 /// A 503 that says when to come back.
 fn unavailable(message: String, retry_after: u64) -> Response {
@@ -103,7 +108,7 @@ async fn authorize(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next
             given.and_then(|v| v.strip_prefix("Bearer ")).is_some_and(|g| same(g.trim().as_bytes(), key.as_bytes()));
         if !ok {
             let message = if given.is_none() {
-                "missing API key: send the header 'Authorization: Bearer <key>' (the key in the server's --api-key-file)"
+                "missing API key: send the header 'Authorization: Bearer <key>' (the key the server was started with)"
             } else {
                 "wrong API key"
             };
@@ -122,15 +127,19 @@ async fn page() -> Html<&'static str> {
 async fn health(State(st): State<Arc<AppState>>) -> Response {
     let s = &st.service;
     let m = s.metrics();
-    let body = json!({
-        "status": if s.draining() { "shutting_down" } else { "ok" },
+    let health = s.health();
+    let mut body = json!({
+        "status": health.as_str(),
         "service": s.info(),
         "queued": m.queued.load(std::sync::atomic::Ordering::Relaxed),
         "running": m.running.load(std::sync::atomic::Ordering::Relaxed),
         "episodes": m.episodes(),
         "api_key_required": st.api_key.is_some(),
     });
-    let status = if s.draining() { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::OK };
+    if let Health::Failed(error) = &health {
+        body["error"] = json!(error);
+    }
+    let status = if health == Health::Ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body)).into_response()
 }
 
@@ -207,7 +216,7 @@ fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, Stri
 fn episode_error(e: &EpisodeError) -> (StatusCode, String) {
     let status = match e {
         EpisodeError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
-        EpisodeError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        EpisodeError::ShuttingDown | EpisodeError::EngineFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
         EpisodeError::BadRequest(_) => StatusCode::BAD_REQUEST,
         EpisodeError::Failed(_) | EpisodeError::Cancelled => StatusCode::INTERNAL_SERVER_ERROR,
     };
@@ -234,6 +243,7 @@ async fn ask(
         Ok(t) => t,
         Err(e @ SubmitError::QueueFull { retry_after, .. }) => return unavailable(e.to_string(), retry_after),
         Err(e @ SubmitError::ShuttingDown) => return unavailable(e.to_string(), 30),
+        Err(e @ SubmitError::EngineFailed(_)) => return unavailable(e.to_string(), RESTART_SECONDS),
         Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
     };
     if stream {
@@ -246,6 +256,7 @@ async fn ask(
             return match result {
                 Ok(answer) => Json(answer).into_response(),
                 Err(EpisodeError::ShuttingDown) => unavailable(EpisodeError::ShuttingDown.to_string(), 30),
+                Err(e @ EpisodeError::EngineFailed(_)) => unavailable(e.to_string(), RESTART_SECONDS),
                 Err(e) => {
                     let (status, message) = episode_error(&e);
                     error(status, message)

@@ -140,7 +140,7 @@ impl McpServer {
     }
 
     async fn ask(&self, db: super::databases::Database, args: &Map<String, Value>) -> Result<String, String> {
-        let service = self.service.as_ref().ok_or("this server has no model (started with --tools-only)")?;
+        let service = self.service.as_ref().ok_or("this server has no model (it serves the tools only)")?;
         let question = args.get("question").and_then(Value::as_str).unwrap_or("").trim().to_string();
         if question.is_empty() {
             return Err("missing argument \"question\"".into());

@@ -158,7 +158,7 @@ impl Metrics {
             "Episodes on a sequence now.",
             &one(self.running.load(Ordering::Relaxed) as f64),
         );
-        metric("sequences", "gauge", "Sequences of the context (--parallel).", &one(slots as f64));
+        metric("sequences", "gauge", "Sequences of the context (episodes at once).", &one(slots as f64));
         metric(
             "generated_tokens_total",
             "counter",

@@ -3,6 +3,7 @@
 //! - [`databases`]: the databases served, by name (nothing from the network names a file);
 //! - [`service`]: the episode service (N sequences of one context, a bounded queue,
 //!   cancellation, time limits, graceful shutdown);
+//! - [`health`]: whether it can answer (ok, shutting down, or failed: its engine stopped);
 //! - [`events`]: what callers see: live episode events, the answer and its first rows;
 //! - [`metrics`]: counters and their Prometheus text;
 //! - [`http`]: the HTTP API and the web page (`sqale serve`);
@@ -10,10 +11,12 @@
 
 pub mod databases;
 pub mod events;
+pub mod health;
 pub mod http;
 pub mod mcp;
 pub mod metrics;
 pub mod service;
 
 pub use databases::{Database, Databases};
+pub use health::Health;
 pub use service::{Service, ServiceOptions};

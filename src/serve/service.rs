@@ -11,6 +11,11 @@
 //! immediate refusal, never a wait. Each job carries a cancel flag: dropping the [`Ticket`]
 //! (a client that went away) sets it, and so does the watchdog when an episode outlives its
 //! time limit; a completion under way stops at its next step and the sequence is free.
+//!
+//! When the engine fails (llama.cpp's decode returns an error), the service stops for good: it
+//! records the error ([`Service::health`]), answers every queued and later request with
+//! [`EpisodeError::EngineFailed`] / [`SubmitError::EngineFailed`], cancels the running episodes,
+//! and [`Service::failed`] resolves, so that the process can exit for a supervisor to restart it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,6 +29,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use super::databases::Database;
 use super::events::{preview, Answer, EpisodeEvent, EventMapper};
+use super::health::{EngineFailure, Health};
 use super::metrics::{Failure, Metrics, Refusal};
 use crate::agent::{Agent, AgentError, Settings};
 use crate::engine::{BatchedEngine, SequenceGenerator};
@@ -101,7 +107,7 @@ pub enum Update {
 #[non_exhaustive]
 pub enum EpisodeError {
     /// The episode ran past the time limit.
-    #[error("the episode ran past the time limit of {0} s (the server's --episode-timeout)")]
+    #[error("the episode ran past the server's episode time limit of {0} s")]
     TimedOut(f64),
     /// The service began shutting down before the episode started.
     #[error("the server is shutting down; ask again later")]
@@ -115,6 +121,9 @@ pub enum EpisodeError {
     /// The request was cancelled (only its own ticket could have seen this).
     #[error("cancelled")]
     Cancelled,
+    /// The engine failed: the server is stopping (and should be started again).
+    #[error("the engine failed ({0}): the server is stopping; ask again once it has restarted")]
+    EngineFailed(String),
 }
 
 /// Why a request was not accepted.
@@ -137,6 +146,9 @@ pub enum SubmitError {
     /// The request asks for more than the service allows.
     #[error("{0}")]
     BadRequest(String),
+    /// The engine failed: the server is stopping (and should be started again).
+    #[error("the engine failed ({0}): the server is stopping; ask again once it has restarted")]
+    EngineFailed(String),
 }
 
 /// Why a service could not start.
@@ -192,18 +204,74 @@ struct Running {
 
 #[derive(Default)]
 struct Shared {
+    /// The queue's sending end; taken (closing the queue) when shutdown begins or the engine fails.
+    sender: Mutex<Option<SyncSender<Job>>>,
+    failure: EngineFailure,
     metrics: Metrics,
     draining: AtomicBool,
     stopped: AtomicBool,
     running: Mutex<HashMap<u64, Running>>,
     /// Jobs in the queue: answered at once when shutdown begins.
     waiting: Mutex<HashMap<u64, UnboundedSender<Update>>>,
+    /// Jobs the engine's failure stopped: answered, with its cause, once the engine thread ends.
+    failed_jobs: Mutex<Vec<UnboundedSender<Update>>>,
     next_id: AtomicU64,
+}
+
+impl Shared {
+    /// The engine failed with `error` (`cause`: the error its run loop returned): refuse
+    /// everything from now on, cancel the running episodes, and close the queue so that the
+    /// engine thread ends. The queued requests are answered when it has ended
+    /// ([`Self::answer_failed`]), with the failure's cause.
+    fn fail(&self, error: String, cause: bool) {
+        if !self.failure.record(error, cause) {
+            return;
+        }
+        self.draining.store(true, Ordering::Relaxed);
+        if let Ok(mut s) = self.sender.lock() {
+            s.take();
+        }
+        if let Ok(mut waiting) = self.waiting.lock() {
+            for (_, updates) in waiting.drain() {
+                self.metrics.refused(Refusal::ShuttingDown);
+                self.hold_failed(updates);
+            }
+        }
+        if let Ok(running) = self.running.lock() {
+            for r in running.values() {
+                r.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Keeps a request the failure stopped, for [`Self::answer_failed`].
+    fn hold_failed(&self, updates: UnboundedSender<Update>) {
+        if let Ok(mut held) = self.failed_jobs.lock() {
+            held.push(updates);
+        }
+    }
+
+    /// Once the engine thread has ended: answers every request the failure stopped, and
+    /// settles the failure ([`Service::failed`] resolves).
+    fn answer_failed(&self) {
+        let Some(error) = self.failure.get() else { return };
+        if let Ok(mut held) = self.failed_jobs.lock() {
+            for updates in held.drain(..) {
+                let _ = updates.send(Update::Done(Err(EpisodeError::EngineFailed(error.clone()))));
+            }
+        }
+        self.failure.settle();
+    }
+}
+
+/// Whether an episode's error says the engine itself failed (llama.cpp, or the scheduler that
+/// drives it), rather than the episode.
+fn engine_failed(e: &AgentError) -> bool {
+    matches!(e, AgentError::Generate(GenerateError::Backend(_) | GenerateError::Failed { .. }))
 }
 
 /// The service: submit requests, read metrics, shut down.
 pub struct Service {
-    sender: Mutex<Option<SyncSender<Job>>>,
     shared: Arc<Shared>,
     engine: Mutex<Option<JoinHandle<()>>>,
     watchdog: Mutex<Option<JoinHandle<()>>>,
@@ -220,8 +288,8 @@ impl Service {
         options: ServiceOptions,
         max_episode_tokens: usize,
     ) -> Result<Service, StartError> {
-        let shared = Arc::new(Shared::default());
         let (sender, jobs) = sync_channel::<Job>(options.queue);
+        let shared = Arc::new(Shared { sender: Mutex::new(Some(sender)), ..Shared::default() });
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<ServiceInfo, EngineError>>();
         let slots = options.slots.max(1);
         let thread_shared = shared.clone();
@@ -266,8 +334,9 @@ impl Service {
                     run_job(job, gen, &thread_shared, &info, &settings, timeout)
                 };
                 if let Err(e) = batched.run(jobs, work, &mut |()| {}) {
-                    eprintln!("sqale serve: the engine stopped: {e}");
+                    thread_shared.fail(e.to_string(), true);
                 }
+                thread_shared.answer_failed();
             })
             .map_err(|_| StartError::Died)?;
         let info = match ready_rx.recv() {
@@ -286,13 +355,7 @@ impl Service {
             .name("sqale-watchdog".into())
             .spawn(move || watch(&dog_shared))
             .map_err(|_| StartError::Died)?;
-        Ok(Service {
-            sender: Mutex::new(Some(sender)),
-            shared,
-            engine: Mutex::new(Some(handle)),
-            watchdog: Mutex::new(Some(watchdog)),
-            info,
-        })
+        Ok(Service { shared, engine: Mutex::new(Some(handle)), watchdog: Mutex::new(Some(watchdog)), info })
     }
 
     /// What the service runs.
@@ -305,14 +368,38 @@ impl Service {
         &self.shared.metrics
     }
 
-    /// Whether shutdown has begun.
+    /// Whether shutdown has begun (also once the engine failed).
     pub fn draining(&self) -> bool {
         self.shared.draining.load(Ordering::Relaxed)
+    }
+
+    /// Whether the service takes requests, is shutting down, or failed.
+    pub fn health(&self) -> Health {
+        match self.failure() {
+            Some(e) => Health::Failed(e),
+            None if self.draining() => Health::ShuttingDown,
+            None => Health::Ok,
+        }
+    }
+
+    /// The engine's error, once it failed.
+    pub fn failure(&self) -> Option<String> {
+        self.shared.failure.get()
+    }
+
+    /// Resolves once the engine has failed and every request it held has its answer, with the
+    /// error: the process should then exit, for a supervisor to start a fresh one.
+    pub async fn failed(&self) -> String {
+        self.shared.failure.wait().await
     }
 
     /// Queues a request, or refuses it at once when the queue is full.
     pub fn submit(&self, request: Request) -> Result<Ticket, SubmitError> {
         let metrics = &self.shared.metrics;
+        if let Some(e) = self.failure() {
+            metrics.refused(Refusal::ShuttingDown);
+            return Err(SubmitError::EngineFailed(e));
+        }
         if self.draining() {
             metrics.refused(Refusal::ShuttingDown);
             return Err(SubmitError::ShuttingDown);
@@ -320,16 +407,16 @@ impl Service {
         let max_episode_tokens = request.max_episode_tokens.unwrap_or(self.info.max_episode_tokens);
         if max_episode_tokens > self.info.ctx || max_episode_tokens == 0 {
             return Err(SubmitError::BadRequest(format!(
-                "max_episode_tokens {max_episode_tokens} is out of range: 1 to {} (one sequence's context, the server's --ctx)",
+                "max_episode_tokens {max_episode_tokens} is out of range: 1 to {} (one sequence's context on this server)",
                 self.info.ctx
             )));
         }
-        let seed = request.seed.unwrap_or_else(random_seed);
+        let seed = request.seed.unwrap_or_else(crate::agent::random_seed);
         let (tx, rx) = unbounded_channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let job = Job { id, request, seed, max_episode_tokens, updates: tx, cancel: cancel.clone() };
-        let guard = self.sender.lock().map_err(|_| SubmitError::ShuttingDown)?;
+        let guard = self.shared.sender.lock().map_err(|_| SubmitError::ShuttingDown)?;
         let Some(sender) = guard.as_ref() else {
             metrics.refused(Refusal::ShuttingDown);
             return Err(SubmitError::ShuttingDown);
@@ -392,7 +479,7 @@ impl Service {
             }
         }
         // Workers pass over what is left in the queue (answered above) and exit.
-        if let Ok(mut s) = self.sender.lock() {
+        if let Ok(mut s) = self.shared.sender.lock() {
             s.take();
         }
     }
@@ -454,6 +541,10 @@ fn run_job(
         metrics.failed(Failure::Cancelled);
         return;
     }
+    if shared.failure.get().is_some() {
+        metrics.refused(Refusal::ShuttingDown);
+        return shared.hold_failed(job.updates);
+    }
     if shared.draining.load(Ordering::Relaxed) {
         metrics.refused(Refusal::ShuttingDown);
         return done(Err(EpisodeError::ShuttingDown));
@@ -482,6 +573,17 @@ fn run_job(
         running.remove(&job.id);
     }
     metrics.running.fetch_sub(1, Ordering::Relaxed);
+    if let Err(e) = &result {
+        if engine_failed(e) {
+            shared.fail(e.to_string(), false);
+        }
+    }
+    if result.is_err() && shared.failure.get().is_some() {
+        // Whatever stopped the episode (the engine, or the cancel that followed its failure):
+        // answered with the failure's cause once the engine thread has it.
+        metrics.failed(Failure::Error);
+        return shared.hold_failed(job.updates);
+    }
     let result = match result {
         Ok(mut episode) => {
             metrics.episode(&episode);
@@ -522,13 +624,4 @@ fn run_job(
         }
     };
     done(result);
-}
-
-/// A seed for a request that gave none.
-pub fn random_seed() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    h.write_u128(now);
-    h.finish() as u32
 }

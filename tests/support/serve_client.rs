@@ -28,10 +28,16 @@ impl Drop for Server {
 impl Server {
     /// Starts `BIN serve ARGS --listen 127.0.0.1:0` and waits until it listens.
     pub fn start(bin: &std::path::Path, args: &[&str]) -> Server {
+        Server::start_with_env(bin, args, &[])
+    }
+
+    /// [`Server::start`] with environment variables `env` set for the server.
+    pub fn start_with_env(bin: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(bin)
             .arg("serve")
             .args(args)
             .args(["--listen", "127.0.0.1:0"])
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

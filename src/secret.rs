@@ -1,0 +1,26 @@
+//! Secrets kept in files: the API keys a server expects and a client sends.
+
+use std::path::Path;
+
+/// The API key in the file at `path`: the file's text without surrounding whitespace (so that a
+/// key file ending in a newline works). Empty when the file holds only whitespace; the caller
+/// decides whether that is an error.
+pub fn read_key_file(path: &Path) -> std::io::Result<String> {
+    Ok(std::fs::read_to_string(path)?.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_file_is_read_without_its_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, "  s3cret-key\n").unwrap();
+        assert_eq!(read_key_file(&path).unwrap(), "s3cret-key");
+        std::fs::write(&path, "\n").unwrap();
+        assert_eq!(read_key_file(&path).unwrap(), "");
+        assert!(read_key_file(&dir.path().join("missing")).is_err());
+    }
+}
