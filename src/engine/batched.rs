@@ -340,7 +340,7 @@ impl<'m> BatchedEngine<'m> {
         self.core.decode_rows(&rows)?;
         let mut replays = Vec::new();
         for (i, first, draft) in members {
-            if self.take_rows(&mut scheduled[i], first, draft, &replies[i])? {
+            if self.take_rows(&mut scheduled[i], first, &rows, draft, &replies[i])? {
                 // Rebuilt after every sequence has read its rows: a replay's batch replaces them.
                 replays.push(i);
             }
@@ -385,18 +385,20 @@ impl<'m> BatchedEngine<'m> {
         Ok((members, rows))
     }
 
-    /// After the generate batch: checks one sequence's rows from `first` on, hands its new text
-    /// on, and answers its worker when the completion ends. Returns whether the sequence must be
-    /// replayed.
+    /// After the generate batch of `rows`: checks one sequence's rows from `first` on, hands its
+    /// new text on, and answers its worker when the completion ends. Returns whether the sequence
+    /// must be replayed.
     fn take_rows(
         &mut self,
         sched: &mut Scheduled,
         first: usize,
+        rows: &[Row],
         draft: Option<Draft>,
         reply: &Sender<Reply>,
     ) -> Result<bool, GenerateError> {
-        let Work::Generate { max, generated, next, .. } = sched.work else { return Ok(false) };
-        let settled = sched.seq.settle(&mut self.core, first, next, draft.as_ref(), max - generated, None)?;
+        let Work::Generate { max, generated, .. } = sched.work else { return Ok(false) };
+        let own = &rows[first..first + 1 + draft.as_ref().map_or(0, |d| d.1.len())];
+        let settled = sched.seq.settle(&mut self.core, first, own, draft.as_ref(), max - generated, None)?;
         let checked = settled.checked;
         sched.seq.counters.generated_tokens += 1 + checked.accepted;
         let stop = checked.next.is_some_and(|t| self.core.is_stop(t));

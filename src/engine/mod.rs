@@ -312,7 +312,7 @@ impl<'m> Engine<'m> {
     ) -> Result<Checked, GenerateError> {
         let rows: Vec<_> = self.seq.rows(token, &draft.1).collect();
         self.core.decode_rows(&rows)?;
-        let settled = self.seq.settle(&mut self.core, 0, token, Some(&draft), room, known)?;
+        let settled = self.seq.settle(&mut self.core, 0, &rows, Some(&draft), room, known)?;
         self.logits_index = Some(settled.last_row);
         if settled.replay {
             // Beyond the cache's rollback depth: rebuilt (the logits of its last token are the

@@ -131,16 +131,17 @@ impl<'a> Sequence<'a> {
         std::iter::once(pending).chain(draft.iter().copied()).enumerate().map(move |(k, t)| (id, pos + k, t))
     }
 
-    /// After the verify batch that held this sequence's [`Self::rows`] from output `first` on:
-    /// checks the draft (against the sampler, or the `known` continuation when replaying text
-    /// as if it were generated), taking at most `room` tokens; keeps the pending token and the
-    /// accepted drafts, counts them, drops the rejected rows from the cache, and tells the
-    /// drafter (and the MTP head) what came of its draft.
+    /// After the verify batch that held this sequence's `rows` ([`Self::rows`]: the pending
+    /// token and the draft) from output `first` on: checks the draft (against the sampler, or
+    /// the `known` continuation when replaying text as if it were generated), taking at most
+    /// `room` tokens; keeps the pending token and the accepted drafts, counts them, drops the
+    /// rejected rows from the cache, and tells the drafter (and the MTP head) what came of its
+    /// draft.
     pub(super) fn settle(
         &mut self,
         core: &mut Core<'_>,
         first: usize,
-        pending: LlamaToken,
+        rows: &[(usize, usize, LlamaToken)],
         draft: Option<&Draft>,
         room: usize,
         known: Option<&[LlamaToken]>,
@@ -151,13 +152,11 @@ impl<'a> Sequence<'a> {
             None => core.check(&mut self.sampler, first as i32, drafted, room),
         };
         let kept = 1 + checked.accepted;
-        if let Some((drafter, _)) = draft.filter(|_| core.has_mtp()) {
-            let rows: Vec<_> = self.rows(pending, drafted).collect();
-            core.mtp_settle(&rows, kept, *drafter == Drafter::Mtp)?;
+        if let Some((drafter, _)) = draft {
+            core.mtp_settle(rows, kept, *drafter == Drafter::Mtp)?;
         }
         let pos = self.tokens.len();
-        self.tokens.push(pending);
-        self.tokens.extend_from_slice(&drafted[..checked.accepted]);
+        self.tokens.extend(rows[..kept].iter().map(|r| r.2));
         self.counters.decoded_tokens += kept;
         self.counters.context_tokens = self.tokens.len();
         let replay = kept < 1 + drafted.len() && !core.rollback(self.id, pos + kept);
