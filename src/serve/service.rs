@@ -227,20 +227,26 @@ impl Shared {
         if !self.failure.record(error, cause) {
             return;
         }
-        self.draining.store(true, Ordering::Relaxed);
-        if let Ok(mut s) = self.sender.lock() {
-            s.take();
-        }
-        if let Ok(mut waiting) = self.waiting.lock() {
-            for (_, updates) in waiting.drain() {
-                self.metrics.refused(Refusal::ShuttingDown);
-                self.hold_failed(updates);
-            }
-        }
+        self.close(|updates| self.hold_failed(updates));
         if let Ok(running) = self.running.lock() {
             for r in running.values() {
                 r.cancel.store(true, Ordering::Relaxed);
             }
+        }
+    }
+
+    /// Refuses new requests, hands every queued one to `answer`, and closes the queue (the
+    /// workers pass over what is left in it and exit): how shutdown and a failure both begin.
+    fn close(&self, mut answer: impl FnMut(UnboundedSender<Update>)) {
+        self.draining.store(true, Ordering::Relaxed);
+        if let Ok(mut waiting) = self.waiting.lock() {
+            for (_, updates) in waiting.drain() {
+                self.metrics.refused(Refusal::ShuttingDown);
+                answer(updates);
+            }
+        }
+        if let Ok(mut s) = self.sender.lock() {
+            s.take();
         }
     }
 
@@ -465,22 +471,14 @@ impl Service {
     /// [`EpisodeError::ShuttingDown`] at once, and running episodes get at most `grace` more
     /// before they are cancelled.
     pub fn begin_shutdown(&self, grace: Duration) {
-        self.shared.draining.store(true, Ordering::Relaxed);
-        if let Ok(mut waiting) = self.shared.waiting.lock() {
-            for (_, updates) in waiting.drain() {
-                self.shared.metrics.refused(Refusal::ShuttingDown);
-                let _ = updates.send(Update::Done(Err(EpisodeError::ShuttingDown)));
-            }
-        }
+        self.shared.close(|updates| {
+            let _ = updates.send(Update::Done(Err(EpisodeError::ShuttingDown)));
+        });
         let until = Instant::now() + grace;
         if let Ok(mut running) = self.shared.running.lock() {
             for r in running.values_mut() {
                 r.deadline = r.deadline.min(until);
             }
-        }
-        // Workers pass over what is left in the queue (answered above) and exit.
-        if let Ok(mut s) = self.shared.sender.lock() {
-            s.take();
         }
     }
 
