@@ -1,12 +1,17 @@
 //! A bounded load on `sqale serve` over 127.0.0.1: for each N in `--parallel` (default 1,2,4),
-//! a server with N sequences and 4·N clients asking at once, each `--requests` questions one
-//! after another. Reports p50/p95 latency, episodes per minute (and against the first N), the
-//! 503s, and the server's peak resident memory.
+//! a server with N episodes at once and `--clients` clients (default 4·N) asking at once, each
+//! `--requests` questions one after another. Reports p50/p95 latency, episodes per minute (and
+//! against the first N), the 503s, the service's peak resident memory, and with `--server` the
+//! share of prompt tokens each inference server took from its cache.
 //!
 //! ```sh
 //! cargo build --release && cargo run --release --example serve_load -- \
-//!     models/test/SmolLM2-135M-Instruct.Q4_1.gguf [--parallel 1,2,4] [--requests 1] [--budget 1100]
+//!     models/test/SmolLM2-135M-Instruct.Q4_1.gguf [--parallel 1,2,4] [--requests 1] [--budget 1100] \
+//!     [--clients C] [--server URL]...
 //! ```
+//!
+//! With `--server` (repeatable) the service runs on those inference servers and MODEL is not
+//! loaded (`benches/serve-remote.sh` starts llama.cpp servers and runs both ways).
 
 #[path = "../tests/support/serve_client.rs"]
 mod serve_client;
@@ -26,42 +31,42 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let model = args.next().expect("usage: serve_load MODEL [--parallel 1,2,4] [--requests R] [--budget TOKENS]");
+    let model = args.next().expect(
+        "usage: serve_load MODEL [--parallel 1,2,4] [--requests R] [--budget TOKENS] [--clients C] [--server URL]...",
+    );
     let (mut parallel, mut requests, mut budget) = (vec![1usize, 2, 4], 1usize, 1100usize);
+    let (mut clients_flag, mut servers): (Option<usize>, Vec<String>) = (None, Vec::new());
     while let Some(flag) = args.next() {
         let value = args.next().expect("a value after the flag");
         match flag.as_str() {
             "--parallel" => parallel = value.split(',').map(|v| v.parse().expect("--parallel 1,2,4")).collect(),
             "--requests" => requests = value.parse().expect("--requests R"),
             "--budget" => budget = value.parse().expect("--budget TOKENS"),
+            "--clients" => clients_flag = Some(value.parse().expect("--clients C")),
+            "--server" => servers.push(value),
             other => panic!("unknown flag {other}"),
         }
     }
+    let engine: Vec<String> = if servers.is_empty() {
+        vec!["--model".into(), model.clone(), "--ctx".into(), "2048".into()]
+    } else {
+        servers.iter().flat_map(|u| ["--server".to_string(), u.clone()]).collect()
+    };
     let bin = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("sqale");
     assert!(bin.is_file(), "build the binary first: cargo build --release ({})", bin.display());
     println!(
-        "| N | clients | requests | answered | 503 | p50 s | p95 s | episodes/min | vs N={} | peak RSS MiB |",
+        "| N | clients | requests | answered | 503 | p50 s | p95 s | episodes/min | vs N={} | peak RSS MiB | cached prompt share |",
         parallel[0]
     );
-    println!("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    println!("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
     let mut first_rate = None;
     for &n in &parallel {
-        let clients = 4 * n;
-        let s = Server::start(
-            &bin,
-            &[
-                "--model",
-                &model,
-                "--ctx",
-                "2048",
-                "--max-episode-tokens",
-                &budget.to_string(),
-                "--parallel",
-                &n.to_string(),
-                "--queue",
-                &clients.to_string(),
-            ],
-        );
+        let clients = clients_flag.unwrap_or(4 * n);
+        let mut flags: Vec<String> = engine.clone();
+        for (k, v) in [("--max-episode-tokens", budget), ("--parallel", n), ("--queue", clients)] {
+            flags.extend([k.to_string(), v.to_string()]);
+        }
+        let s = Server::start(&bin, &flags.iter().map(String::as_str).collect::<Vec<_>>());
         let started = Instant::now();
         let results: Vec<(f64, bool)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..clients)
@@ -90,15 +95,25 @@ fn main() {
         let answered = latencies.len();
         let rate = answered as f64 / wall.as_secs_f64() * 60.0;
         let base = *first_rate.get_or_insert(rate);
+        let cached: Vec<String> = servers
+            .iter()
+            .map(|u| {
+                let sample = |name: &str| s.metric(&format!("{name}{{server=\"{u}\"}}")).unwrap_or(0.0);
+                let share =
+                    sample("sqale_server_cached_prompt_tokens_total") / sample("sqale_server_prompt_tokens_total");
+                format!("{:.0} %", 100.0 * share)
+            })
+            .collect();
         println!(
-            "| {n} | {clients} | {} | {answered} | {} | {:.1} | {:.1} | {:.2} | {:.2}x | {:.0} |",
+            "| {n} | {clients} | {} | {answered} | {} | {:.1} | {:.1} | {:.2} | {:.2}x | {:.0} | {} |",
             results.len(),
             results.len() - answered,
             percentile(&latencies, 0.5),
             percentile(&latencies, 0.95),
             rate,
             rate / base,
-            s.peak_rss_kib() as f64 / 1024.0
+            s.peak_rss_kib() as f64 / 1024.0,
+            if cached.is_empty() { "–".to_string() } else { cached.join(" / ") }
         );
         drop(s);
         std::thread::sleep(Duration::from_millis(500));

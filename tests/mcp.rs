@@ -1,9 +1,11 @@
 //! `sqale mcp` in a real Model Context Protocol session (the official SDK's client, `rmcp`,
 //! spawning the binary over stdio): initialize, list the tools, call each of the eight tools
-//! and `ask_database` on the real SmolLM2 GGUF; hostile calls are tool errors and change
-//! nothing.
+//! and `ask_database` on the real SmolLM2 GGUF, in-process and on a llama.cpp server; hostile
+//! calls are tool errors and change nothing.
 
 mod common;
+#[path = "support/llama_server.rs"]
+mod llama_server;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
@@ -142,6 +144,37 @@ async fn an_mcp_session_lists_and_calls_every_tool() {
 
     client.cancel().await.unwrap();
     assert_eq!((common::sha256(&demo), common::sha256(&library)), before);
+}
+
+/// `ask_database` with the model on a llama.cpp server (`--server`): no model is loaded here,
+/// the tools run here, and the answer is the same kind of text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_database_through_an_inference_server() {
+    let llama = llama_server::LlamaServer::start(&common::test_model(), 1, 2048, None);
+    let args: Vec<String> = [
+        "--server",
+        &llama.url,
+        // Nothing is loaded from --model on a server.
+        "--model",
+        "/nonexistent.gguf",
+        "--max-episode-tokens",
+        "900",
+        "--prompt-from",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let client = session(args).await;
+    let sql = "SELECT count(*) AS n FROM orders";
+    let question = json!({"tool": "submit_sql", "args": {"sql": sql}}).to_string();
+    let r = call(&client, "ask_database", json!({"db": "demo", "question": question, "seed": 7})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let t = text(&r);
+    let n: i64 = rusqlite::Connection::open(common::demo_db()).unwrap().query_row(sql, [], |r| r.get(0)).unwrap();
+    assert!(t.contains(&format!("SQL:\n{sql}\n")), "{t}");
+    assert!(t.contains(&format!("n\n{n}\n")), "the answer's rows: {t}");
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

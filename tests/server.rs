@@ -6,8 +6,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -15,61 +15,9 @@ use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 use sqale::remote::{Pool, PoolOptions, RemoteGenerator, Sampling};
 
-/// A llama.cpp server process, killed when dropped.
-struct LlamaServer {
-    child: Child,
-    url: String,
-}
-
-impl Drop for LlamaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("SQALE_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models/.venv/bin/python"));
-    let ok =
-        Command::new(&p).args(["-c", "import xllamacpp"]).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "{} has no xllamacpp (the llama.cpp server the tests run): run `bash .ci/fetch-models` first",
-        p.display()
-    );
-    p
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-impl LlamaServer {
-    /// Serves `model` with `slots` slots sharing `ctx` tokens, on a free port of 127.0.0.1.
-    fn start(model: &Path, slots: u32, ctx: u32, key: Option<&str>) -> Self {
-        let port = free_port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/llama_server.py");
-        let mut cmd = Command::new(python());
-        cmd.arg(script).arg(model).args([port.to_string(), slots.to_string(), ctx.to_string()]);
-        if let Some(k) = key {
-            cmd.arg(k);
-        }
-        let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the llama.cpp server");
-        let url = format!("http://127.0.0.1:{port}");
-        let server = LlamaServer { child, url };
-        let until = Instant::now() + Duration::from_secs(120);
-        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(2)).build();
-        loop {
-            match agent.get(&format!("{}/health", server.url)).call() {
-                Ok(_) | Err(ureq::Error::Status(401, _)) => return server,
-                _ if Instant::now() > until => panic!("the llama.cpp server on {} did not come up", server.url),
-                _ => std::thread::sleep(Duration::from_millis(200)),
-            }
-        }
-    }
-}
+#[path = "support/llama_server.rs"]
+mod llama_server;
+use llama_server::LlamaServer;
 
 fn sqale(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sqale")).args(args).env_remove("SQALE_API_KEY").output().expect("run sqale")
@@ -239,8 +187,7 @@ fn eval_on_two_llama_servers_survives_one_killed_midway() {
         assert!(run.try_wait().unwrap().is_none(), "eval ended early");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let _ = b.child.kill();
-    let _ = b.child.wait();
+    b.kill();
     let done = run.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(done.status.success(), "{stderr}");
@@ -273,7 +220,7 @@ fn a_server_with_an_api_key_needs_it() {
         "ask",
         "--server",
         &server.url,
-        "--api-key-file",
+        "--server-api-key-file",
         &key_arg,
         "--max-episode-tokens",
         "700",

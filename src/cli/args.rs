@@ -141,7 +141,8 @@ impl ModelArgs {
     }
 }
 
-/// An inference server group to run on instead of a model in-process (`ask`, `eval`).
+/// An inference server group to run on instead of a model in-process (`ask`, `eval`, `serve`,
+/// `mcp`).
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServerArgs {
     /// An inference server serving the model (vLLM or llama-server), e.g.
@@ -151,9 +152,10 @@ pub struct ServerArgs {
     /// The servers' API: `vllm`, `llama-server`, or `auto` (probed).
     #[arg(long, default_value = "auto")]
     server_kind: String,
-    /// File holding the servers' API key (default: the SQALE_API_KEY environment variable).
+    /// File holding the inference servers' API key, sent to them as a Bearer token (default:
+    /// the SQALE_API_KEY environment variable). `sqale serve`'s own key is --api-key-file.
     #[arg(long)]
-    api_key_file: Option<PathBuf>,
+    server_api_key_file: Option<PathBuf>,
     /// Seconds to wait for one server response.
     #[arg(long, default_value_t = 600.0)]
     server_timeout: f64,
@@ -191,13 +193,13 @@ impl ServerArgs {
             "--server-timeout must be a positive number of seconds, got {}",
             self.server_timeout
         );
-        let key = match &self.api_key_file {
-            Some(f) => Some(
-                sqale::secret::read_key_file(f)
-                    .with_context(|| format!("reading the API key from --api-key-file {}", f.display()))?,
-            ),
-            None => std::env::var("SQALE_API_KEY").ok().filter(|k| !k.is_empty()),
-        };
+        let key =
+            match &self.server_api_key_file {
+                Some(f) => Some(sqale::secret::read_key_file(f).with_context(|| {
+                    format!("reading the servers' API key from --server-api-key-file {}", f.display())
+                })?),
+                None => std::env::var("SQALE_API_KEY").ok().filter(|k| !k.is_empty()),
+            };
         Ok(sqale::remote::PoolOptions {
             kind,
             key,

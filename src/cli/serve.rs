@@ -11,13 +11,16 @@ use sqale::agent::Settings;
 use sqale::serve::http::{AppState, RequestLimits};
 use sqale::serve::{Databases, Service, ServiceOptions};
 
-use super::ModelArgs;
+use super::{ModelArgs, ServerArgs};
 
-/// What `serve` and `mcp` share: the model, the databases, the episodes.
+/// What `serve` and `mcp` share: the model (in-process or on inference servers), the
+/// databases, the episodes.
 #[derive(Args, Debug)]
 pub struct ServiceArgs {
     #[command(flatten)]
     model: ModelArgs,
+    #[command(flatten)]
+    server: ServerArgs,
     /// A database to answer over, as NAME=PATH (repeat for several). Requests name it by NAME
     /// only. Default: the demo database, as `demo`.
     #[arg(long = "db", value_name = "NAME=PATH")]
@@ -41,7 +44,8 @@ pub struct ServiceArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     service: ServiceArgs,
-    /// Episodes at once, as sequences of one context (each of --ctx tokens).
+    /// Episodes at once: sequences of one context (each of --ctx tokens), or with --server
+    /// episodes in flight on the servers.
     #[arg(long, default_value_t = 1)]
     parallel: usize,
     /// Requests that may wait for a sequence; more are answered 503 with Retry-After.
@@ -50,7 +54,8 @@ pub struct ServeArgs {
     /// Address to listen on. Anything but loopback needs --api-key-file.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
-    /// A file holding the API key callers must send as 'Authorization: Bearer KEY'.
+    /// A file holding the API key callers of this service must send as 'Authorization: Bearer
+    /// KEY' (the inference servers' own key is --server-api-key-file).
     #[arg(long)]
     api_key_file: Option<PathBuf>,
     /// Seconds running episodes get to finish after SIGTERM before they are cancelled.
@@ -84,17 +89,26 @@ impl ServiceArgs {
         Ok(Databases::open(list)?)
     }
 
-    /// Loads the model and starts the episode service with `slots` sequences.
+    /// Starts the episode service with `slots` episodes at once: on the model loaded here, or
+    /// on the inference servers given.
     pub(super) fn start(&self, slots: usize, queue: usize) -> anyhow::Result<Service> {
-        let (model_path, pulled_prompt) = self.model.model_path()?;
-        let prompt = sqale::agent::choose_prompt(self.prompt_from.as_deref(), pulled_prompt.as_deref())?;
-        let settings = Settings { prompt, limits: super::limits(self.sql_timeout)?, ..Settings::default() };
         anyhow::ensure!(slots >= 1, "--parallel must be at least 1");
+        // On servers, no local model (nor the default model's download).
+        let local = if self.server.any() { None } else { Some(self.model.model_path()?) };
+        let pulled_prompt = local.as_ref().and_then(|(_, p)| p.as_deref());
+        let prompt = sqale::agent::choose_prompt(self.prompt_from.as_deref(), pulled_prompt)?;
+        let settings = Settings { prompt, limits: super::limits(self.sql_timeout)?, ..Settings::default() };
         let options = ServiceOptions {
             slots,
             queue,
             episode_timeout: seconds("--episode-timeout", self.episode_timeout)?,
             settings,
+        };
+        let Some((model_path, _)) = local else {
+            let pool = self.server.pool(false)?;
+            eprintln!("running {slots} episode(s) at once on {}", pool.label());
+            let sampling = self.model.engine.sampling.remote();
+            return Ok(Service::start_remote(pool, sampling, options, self.max_episode_tokens)?);
         };
         eprintln!("loading {} ({slots} sequence(s) of {} tokens)", model_path.display(), self.model.engine.ctx);
         let service = Service::start(

@@ -12,10 +12,12 @@ pub mod pool;
 pub mod server;
 pub mod tokenizer;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, TurnCache};
-pub use pool::{Pool, PoolError, PoolEvent, PoolListener, PoolOptions};
+pub use pool::{Pool, PoolError, PoolEvent, PoolListener, PoolOptions, ServerStatus};
 pub use server::{RemoteError, Sampling, ServerInfo, ServerKind};
 
 /// One conversation on a [`Pool`]: on one server while it stays up.
@@ -30,6 +32,8 @@ pub struct RemoteGenerator<'p> {
     requests: u32,
     counters: Counters,
     last_cache: Option<TurnCache>,
+    /// Set by [`Self::set_cancel`].
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl<'p> RemoteGenerator<'p> {
@@ -44,6 +48,22 @@ impl<'p> RemoteGenerator<'p> {
             requests: 0,
             counters: Counters::default(),
             last_cache: None,
+            cancel: None,
+        }
+    }
+
+    /// Makes this conversation cancellable, until called again with `None`: once `cancel` is
+    /// set, every call fails with [`GenerateError::Cancelled`]. A completion already sent is
+    /// not interrupted (the servers' answers come whole): the flag is read before each request
+    /// and when its answer comes back, which is then dropped.
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
+    }
+
+    fn cancelled(&self) -> Result<(), GenerateError> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
+            _ => Ok(()),
         }
     }
 
@@ -85,6 +105,7 @@ fn request_seed(seed: u32, n: u32) -> u32 {
 
 impl Generator for RemoteGenerator<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.cancelled()?;
         self.ids = self.tokenize(prefix, true)?;
         self.seed = seed;
         self.requests = 0;
@@ -95,6 +116,7 @@ impl Generator for RemoteGenerator<'_> {
     }
 
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.cancelled()?;
         let more = self.tokenize(text, self.ids.is_empty())?;
         let needed = self.ids.len() + more.len();
         if needed > max_tokens {
@@ -109,6 +131,7 @@ impl Generator for RemoteGenerator<'_> {
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        self.cancelled()?;
         let started = Instant::now();
         // The server needs room for the tokens asked for.
         let max_tokens = max_tokens.min(self.pool.context().saturating_sub(self.ids.len()));
@@ -128,6 +151,8 @@ impl Generator for RemoteGenerator<'_> {
             }
             e => remote_failed(e),
         })?;
+        // A cancel that came while the server generated: its answer is dropped.
+        self.cancelled()?;
         self.server = Some(server);
         self.requests += 1;
         let n = reply.tokens.len().min(max_tokens);

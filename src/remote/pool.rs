@@ -1,8 +1,10 @@
-//! Several servers of one model: which one an episode goes to, retries with backoff, and
-//! dropping a server that keeps failing so that its episodes go to the others.
+//! Several servers of one model: which one an episode goes to, retries with backoff,
+//! dropping a server that keeps failing so that its episodes go to the others, probing a
+//! dropped server until it answers again ([`Pool::revive`]), and each server's counters
+//! ([`Pool::status`]).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::server::{RemoteError, Reply, Request, Server, ServerInfo, ServerKind};
@@ -42,6 +44,11 @@ pub enum PoolEvent {
         /// Why the last one failed.
         error: String,
     },
+    /// A dropped server answered its probe, serving the pool's model: it gets requests again.
+    Revived {
+        /// The server.
+        url: String,
+    },
 }
 
 impl std::fmt::Display for PoolEvent {
@@ -50,6 +57,7 @@ impl std::fmt::Display for PoolEvent {
             PoolEvent::Dropped { url, tries, error } => {
                 write!(f, "dropping server {url} after {tries} failed tries: {error}")
             }
+            PoolEvent::Revived { url } => write!(f, "server {url} answers again: using it again"),
         }
     }
 }
@@ -125,6 +133,58 @@ struct Member {
     info: ServerInfo,
     dropped: AtomicBool,
     in_flight: AtomicUsize,
+    stats: Stats,
+    /// Why it was last dropped.
+    last_error: Mutex<Option<String>>,
+}
+
+impl Member {
+    fn new(server: Server, info: ServerInfo) -> Self {
+        Member {
+            server,
+            info,
+            dropped: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            stats: Stats::default(),
+            last_error: Mutex::new(None),
+        }
+    }
+}
+
+/// A server's counters (they only grow).
+#[derive(Debug, Default)]
+struct Stats {
+    requests: AtomicU64,
+    failures: AtomicU64,
+    /// Microseconds spent waiting for answers, over every request.
+    wait_us: AtomicU64,
+    prompt_tokens: AtomicU64,
+    cached_tokens: AtomicU64,
+}
+
+/// How one server of a pool stands, and what it has done: `/health` and `/metrics` show it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ServerStatus {
+    /// The base URL.
+    pub url: String,
+    /// Its API.
+    pub kind: ServerKind,
+    /// The model id it serves.
+    pub model: String,
+    /// Whether it gets requests (false once dropped, until a probe finds it answering again).
+    pub up: bool,
+    /// Why it was dropped, while it is down.
+    pub error: Option<String>,
+    /// Requests sent to it (completions, tokenisations), retries included.
+    pub requests: u64,
+    /// Requests that failed.
+    pub failures: u64,
+    /// Seconds spent waiting for its answers, over every request.
+    pub wait_seconds: f64,
+    /// Prompt tokens sent with completions.
+    pub prompt_tokens: u64,
+    /// Of those, the tokens it said it took from its prefix cache.
+    pub cached_prompt_tokens: u64,
 }
 
 /// Servers of one model.
@@ -152,7 +212,7 @@ impl Pool {
         for url in urls.iter().map(AsRef::as_ref) {
             let (server, info) = Server::probe(url, options.kind, options.key.clone(), options.timeout)
                 .map_err(|source| PoolError::Probe { url: url.to_string(), source })?;
-            members.push(Member { server, info, dropped: AtomicBool::new(false), in_flight: AtomicUsize::new(0) });
+            members.push(Member::new(server, info));
         }
         let first = &members[0].info;
         for m in &members[1..] {
@@ -220,7 +280,16 @@ impl Pool {
     /// whose cache holds its conversation), else on another; returns the reply and the server
     /// that gave it.
     pub fn complete(&self, req: &Request<'_>, prefer: Option<usize>) -> Result<(Reply, usize), RemoteError> {
-        self.with_server(prefer, |s| s.complete(req, &self.model))
+        let (reply, i) = self.with_server(prefer, |s| s.complete(req, &self.model))?;
+        self.count_prompt(i, req, &reply);
+        Ok((reply, i))
+    }
+
+    /// Counts a completion's prompt tokens, and those the server took from its cache.
+    fn count_prompt(&self, server: usize, req: &Request<'_>, reply: &Reply) {
+        let stats = &self.members[server].stats;
+        stats.prompt_tokens.fetch_add(req.prompt.len() as u64, Ordering::Relaxed);
+        stats.cached_tokens.fetch_add(reply.cached.unwrap_or(0) as u64, Ordering::Relaxed);
     }
 
     /// The top `k` log-probabilities at every position of `prompt` ([`Server::prompt_logprobs`]),
@@ -259,17 +328,21 @@ impl Pool {
         let mut last: Option<RemoteError> = None;
         loop {
             let Some(i) = index.or_else(|| self.pick()) else {
-                return Err(last.unwrap_or(RemoteError::Connect {
-                    url: "every server".into(),
-                    message: "all servers were dropped after failing".into(),
-                }));
+                let last = last.map_or_else(|| self.last_error().unwrap_or_default(), |e| e.to_string());
+                return Err(RemoteError::AllDown { servers: self.members.len(), last });
             };
             let m = &self.members[i];
             let mut pause = self.options.backoff;
             for attempt in 1..=self.options.tries.max(1) {
                 m.in_flight.fetch_add(1, Ordering::SeqCst);
+                let started = Instant::now();
                 let r = f(&m.server);
                 m.in_flight.fetch_sub(1, Ordering::SeqCst);
+                m.stats.requests.fetch_add(1, Ordering::Relaxed);
+                m.stats.wait_us.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+                if r.is_err() {
+                    m.stats.failures.fetch_add(1, Ordering::Relaxed);
+                }
                 match r {
                     Ok(v) => return Ok((v, i)),
                     Err(e) if !e.is_transient() => return Err(e),
@@ -287,13 +360,84 @@ impl Pool {
                     }
                 }
             }
-            m.dropped.store(true, Ordering::SeqCst);
-            if let (Some(e), Some(listener)) = (&last, &self.options.on_event) {
+            if let Ok(mut why) = m.last_error.lock() {
+                *why = last.as_ref().map(|e| e.to_string());
+            }
+            // Told once, by whoever dropped it (another episode may have dropped it meanwhile).
+            let first = !m.dropped.swap(true, Ordering::SeqCst);
+            if let (true, Some(e), Some(listener)) = (first, &last, &self.options.on_event) {
                 let tries = self.options.tries.max(1);
                 listener(&PoolEvent::Dropped { url: m.server.url().to_string(), tries, error: e.to_string() });
             }
             index = None;
         }
+    }
+
+    /// Why the last dropped server (in the order given) was dropped.
+    fn last_error(&self) -> Option<String> {
+        self.members.iter().filter_map(|m| m.last_error.lock().ok().and_then(|e| e.clone())).next_back()
+    }
+
+    /// [`RemoteError::AllDown`] while every server is dropped; `None` while one is up.
+    pub fn all_down(&self) -> Option<RemoteError> {
+        (self.live() == 0)
+            .then(|| RemoteError::AllDown { servers: self.members.len(), last: self.last_error().unwrap_or_default() })
+    }
+
+    /// Probes every dropped server once (its kind and model, as when the pool connected, with
+    /// `timeout` for each answer); one that answers serving the pool's model gets requests
+    /// again. Returns the servers revived. A service calls this every few seconds.
+    pub fn revive(&self, timeout: Duration) -> Vec<String> {
+        let mut revived = Vec::new();
+        for m in self.members.iter().filter(|m| m.dropped.load(Ordering::SeqCst)) {
+            let probe = Server::probe(m.server.url(), Some(m.info.kind), self.options.key.clone(), timeout);
+            match probe {
+                Ok((_, info)) if info.model == self.model => {
+                    if let Ok(mut why) = m.last_error.lock() {
+                        *why = None;
+                    }
+                    m.dropped.store(false, Ordering::SeqCst);
+                    if let Some(listener) = &self.options.on_event {
+                        listener(&PoolEvent::Revived { url: m.server.url().to_string() });
+                    }
+                    revived.push(m.server.url().to_string());
+                }
+                Ok((_, info)) => {
+                    if let Ok(mut why) = m.last_error.lock() {
+                        *why = Some(format!("it now serves {:?}, not the pool's model {:?}", info.model, self.model));
+                    }
+                }
+                Err(e) => {
+                    if let Ok(mut why) = m.last_error.lock() {
+                        *why = Some(e.to_string());
+                    }
+                }
+            }
+        }
+        revived
+    }
+
+    /// Each server: up or down (and why), and its counters.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.members
+            .iter()
+            .map(|m| {
+                let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+                let up = !m.dropped.load(Ordering::SeqCst);
+                ServerStatus {
+                    url: m.info.url.clone(),
+                    kind: m.info.kind,
+                    model: m.info.model.clone(),
+                    up,
+                    error: if up { None } else { m.last_error.lock().ok().and_then(|e| e.clone()) },
+                    requests: load(&m.stats.requests),
+                    failures: load(&m.stats.failures),
+                    wait_seconds: load(&m.stats.wait_us) as f64 / 1e6,
+                    prompt_tokens: load(&m.stats.prompt_tokens),
+                    cached_prompt_tokens: load(&m.stats.cached_tokens),
+                }
+            })
+            .collect()
     }
 
     /// Waits (up to the timeout) for `/health` to answer 200, as a loading server does when ready.

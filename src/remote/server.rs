@@ -109,6 +109,15 @@ pub enum RemoteError {
         /// What it cannot do, and what to use instead.
         what: String,
     },
+    /// Every server of a pool was dropped after failing: none is left to ask until one answers
+    /// a probe again.
+    #[error("every inference server is down ({servers} of {servers} dropped after failing; last error: {last})")]
+    AllDown {
+        /// Servers in the pool.
+        servers: usize,
+        /// Why the last one was dropped.
+        last: String,
+    },
     /// The response was cut short or is not what the API promises.
     #[error("{url}: bad response: {message}")]
     BadResponse {
@@ -126,6 +135,7 @@ impl RemoteError {
             RemoteError::Connect { .. }
             | RemoteError::Timeout { .. }
             | RemoteError::Unavailable { .. }
+            | RemoteError::AllDown { .. }
             | RemoteError::BadResponse { .. } => true,
             RemoteError::Status { status, .. } => *status >= 500 || *status == 429,
             RemoteError::Unauthorized { .. }

@@ -67,6 +67,9 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
 /// the model loads again.
 const RESTART_SECONDS: u64 = 10;
 
+/// Seconds a client told "every inference server is down" should wait: a few probes.
+const NO_SERVER_SECONDS: u64 = 2 * super::service::REVIVE_EVERY.as_secs() + 1;
+
 /// A 503 that says when to come back.
 fn unavailable(message: String, retry_after: u64) -> Response {
     let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
@@ -139,13 +142,29 @@ async fn health(State(st): State<Arc<AppState>>) -> Response {
     if let Health::Failed(error) = &health {
         body["error"] = json!(error);
     }
-    let status = if health == Health::Ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let mut up = true;
+    if let Some(servers) = s.servers() {
+        up = servers.iter().any(|x| x.up);
+        let list: Vec<_> = servers
+            .iter()
+            .map(|x| json!({ "url": x.url, "kind": x.kind, "model": public_name(&x.model), "up": x.up, "error": x.error }))
+            .collect();
+        body["servers"] = json!(list);
+        if !up {
+            body["status"] = json!("no_server");
+        }
+    }
+    let status = if health == Health::Ok && up { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body)).into_response()
 }
 
+/// A model id as `/health` shows it: a server's model path without its folders.
+fn public_name(model: &str) -> String {
+    std::path::Path::new(model).file_name().map_or_else(|| model.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 async fn metrics(State(st): State<Arc<AppState>>) -> Response {
-    let info = st.service.info();
-    let text = st.service.metrics().render(info.slots, info.queue);
+    let text = st.service.render_metrics();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
@@ -216,7 +235,9 @@ fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, Stri
 fn episode_error(e: &EpisodeError) -> (StatusCode, String) {
     let status = match e {
         EpisodeError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
-        EpisodeError::ShuttingDown | EpisodeError::EngineFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
+        EpisodeError::ShuttingDown | EpisodeError::EngineFailed(_) | EpisodeError::Unavailable(_) => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         EpisodeError::BadRequest(_) => StatusCode::BAD_REQUEST,
         EpisodeError::Failed(_) | EpisodeError::Cancelled => StatusCode::INTERNAL_SERVER_ERROR,
     };
@@ -244,6 +265,7 @@ async fn ask(
         Err(e @ SubmitError::QueueFull { retry_after, .. }) => return unavailable(e.to_string(), retry_after),
         Err(e @ SubmitError::ShuttingDown) => return unavailable(e.to_string(), 30),
         Err(e @ SubmitError::EngineFailed(_)) => return unavailable(e.to_string(), RESTART_SECONDS),
+        Err(e @ SubmitError::Unavailable(_)) => return unavailable(e.to_string(), NO_SERVER_SECONDS),
         Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
     };
     if stream {
@@ -257,6 +279,7 @@ async fn ask(
                 Ok(answer) => Json(answer).into_response(),
                 Err(EpisodeError::ShuttingDown) => unavailable(EpisodeError::ShuttingDown.to_string(), 30),
                 Err(e @ EpisodeError::EngineFailed(_)) => unavailable(e.to_string(), RESTART_SECONDS),
+                Err(e @ EpisodeError::Unavailable(_)) => unavailable(e.to_string(), NO_SERVER_SECONDS),
                 Err(e) => {
                     let (status, message) = episode_error(&e);
                     error(status, message)

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::agent::Episode;
+use crate::remote::ServerStatus;
 
 /// Why a request got no episode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -17,6 +18,8 @@ pub enum Refusal {
     QueueFull,
     /// The service was shutting down (503).
     ShuttingDown,
+    /// Every inference server was down (503).
+    NoServer,
 }
 
 impl Refusal {
@@ -25,6 +28,7 @@ impl Refusal {
         match self {
             Refusal::QueueFull => "queue_full",
             Refusal::ShuttingDown => "shutting_down",
+            Refusal::NoServer => "no_server",
         }
     }
 }
@@ -38,6 +42,8 @@ pub enum Failure {
     TimedOut,
     /// The engine or the database failed.
     Error,
+    /// No inference server could take its requests.
+    Unavailable,
 }
 
 impl Failure {
@@ -47,6 +53,7 @@ impl Failure {
             Failure::Cancelled => "cancelled",
             Failure::TimedOut => "timed_out",
             Failure::Error => "error",
+            Failure::Unavailable => "no_server",
         }
     }
 }
@@ -126,10 +133,7 @@ impl Metrics {
     pub fn render(&self, slots: usize, queue_capacity: usize) -> String {
         let mut s = String::new();
         let mut metric = |name: &str, kind: &str, help: &str, samples: &[(String, f64)]| {
-            let _ = writeln!(s, "# HELP sqale_{name} {help}\n# TYPE sqale_{name} {kind}");
-            for (labels, v) in samples {
-                let _ = writeln!(s, "sqale_{name}{labels} {v}");
-            }
+            write_metric(&mut s, name, kind, help, samples)
         };
         let one = |v: f64| vec![(String::new(), v)];
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed) as f64;
@@ -206,6 +210,58 @@ impl Metrics {
     }
 }
 
+/// Writes one metric: its help, its type, and its samples (`labels` as `{k="v"}` or empty).
+fn write_metric(s: &mut String, name: &str, kind: &str, help: &str, samples: &[(String, f64)]) {
+    let _ = writeln!(s, "# HELP sqale_{name} {help}\n# TYPE sqale_{name} {kind}");
+    for (labels, v) in samples {
+        let _ = writeln!(s, "sqale_{name}{labels} {v}");
+    }
+}
+
+/// A label value with `\`, `"` and newlines escaped, as the text format requires.
+fn label_value(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// The Prometheus text of each inference server's counters, labelled by its URL.
+pub fn render_servers(servers: &[ServerStatus]) -> String {
+    let mut s = String::new();
+    let per = |f: fn(&ServerStatus) -> f64| -> Vec<(String, f64)> {
+        servers.iter().map(|x| (format!("{{server=\"{}\"}}", label_value(&x.url)), f(x))).collect()
+    };
+    type Column = fn(&ServerStatus) -> f64;
+    let rows: [(&str, &str, &str, Column); 6] = [
+        ("server_up", "gauge", "1 while the server gets requests, 0 once dropped.", |x: &ServerStatus| {
+            f64::from(u8::from(x.up))
+        }),
+        ("server_requests_total", "counter", "Requests sent to the server, retries included.", |x: &ServerStatus| {
+            x.requests as f64
+        }),
+        ("server_failures_total", "counter", "Requests to the server that failed.", |x: &ServerStatus| {
+            x.failures as f64
+        }),
+        (
+            "server_wait_seconds_total",
+            "counter",
+            "Seconds spent waiting for the server's answers.",
+            |x: &ServerStatus| x.wait_seconds,
+        ),
+        ("server_prompt_tokens_total", "counter", "Prompt tokens sent with completions.", |x: &ServerStatus| {
+            x.prompt_tokens as f64
+        }),
+        (
+            "server_cached_prompt_tokens_total",
+            "counter",
+            "Prompt tokens the server took from its prefix cache.",
+            |x: &ServerStatus| x.cached_prompt_tokens as f64,
+        ),
+    ];
+    for (name, kind, help, f) in rows {
+        write_metric(&mut s, name, kind, help, &per(f));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +286,27 @@ mod tests {
             value.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
         }
         assert_eq!(m.mean_episode_seconds(), None);
+    }
+
+    #[test]
+    fn renders_each_servers_counters() {
+        let server = |url: &str, up: bool, requests: u64| ServerStatus {
+            url: url.into(),
+            kind: crate::remote::ServerKind::LlamaServer,
+            model: "m.gguf".into(),
+            up,
+            error: None,
+            requests,
+            failures: 1,
+            wait_seconds: 0.5,
+            prompt_tokens: 100,
+            cached_prompt_tokens: 80,
+        };
+        let text = render_servers(&[server("http://a:1", true, 7), server("http://b\"x:2", false, 3)]);
+        assert!(text.contains("sqale_server_requests_total{server=\"http://a:1\"} 7\n"), "{text}");
+        assert!(text.contains("sqale_server_up{server=\"http://b\\\"x:2\"} 0\n"), "{text}");
+        assert!(text.contains("sqale_server_cached_prompt_tokens_total{server=\"http://a:1\"} 80\n"), "{text}");
+        assert!(text.contains("sqale_server_prompt_tokens_total{server=\"http://a:1\"} 100\n"), "{text}");
+        assert!(text.contains("# TYPE sqale_server_wait_seconds_total counter\n"), "{text}");
     }
 }

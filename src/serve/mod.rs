@@ -1,8 +1,9 @@
-//! sqale as a long-running local service: one loaded model answering many callers.
+//! sqale as a long-running local service: one loaded model (or a pool of inference servers)
+//! answering many callers.
 //!
 //! - [`databases`]: the databases served, by name (nothing from the network names a file);
-//! - [`service`]: the episode service (N sequences of one context, a bounded queue,
-//!   cancellation, time limits, graceful shutdown);
+//! - [`service`]: the episode service (N episodes at once, on sequences of one context or on
+//!   inference servers; a bounded queue, cancellation, time limits, graceful shutdown);
 //! - [`health`]: whether it can answer (ok, shutting down, or failed: its engine stopped);
 //! - [`events`]: what callers see: live episode events, the answer and its first rows;
 //! - [`metrics`]: counters and their Prometheus text;

@@ -1,14 +1,17 @@
-//! The episode service: one loaded model, N sequences of one context, a bounded queue.
+//! The episode service: N episodes at once, a bounded queue, on one of two engines: a model
+//! loaded in-process (N sequences of one context), or a pool of inference servers.
 //!
 //! ```text
-//!  submit() ──try_send──▶ [queue: at most Q jobs] ──▶ N workers (BatchedEngine::run)
-//!     │ full: QueueFull (503, Retry-After)              │ each runs the agent on its sequence
-//!     ◀──────────── Update::Event … Update::Done ───────┘
+//!  submit() ──try_send──▶ [queue: at most Q jobs] ──▶ N workers
+//!     │ full: QueueFull (503, Retry-After)              │ each runs the agent: on its sequence
+//!     │                                                 │ (BatchedEngine::run), or on a server
+//!     ◀──────────── Update::Event … Update::Done ───────┘ (RemoteGenerator on the Pool)
 //! ```
 //!
-//! The engine thread owns the model and the context ([`BatchedEngine`]); its workers take jobs
-//! from a bounded channel, so the queue never grows past its limit and a full queue is an
-//! immediate refusal, never a wait. Each job carries a cancel flag: dropping the [`Ticket`]
+//! In-process, the engine thread owns the model and the context ([`BatchedEngine`]); on
+//! servers, N worker threads share the [`Pool`] and run the tools here. Either way the workers
+//! take jobs from a bounded channel, so the queue never grows past its limit and a full queue
+//! is an immediate refusal, never a wait. Each job carries a cancel flag: dropping the [`Ticket`]
 //! (a client that went away) sets it, and so does the watchdog when an episode outlives its
 //! time limit; a completion under way stops at its next step and the sequence is free.
 //!
@@ -16,11 +19,19 @@
 //! records the error ([`Service::health`]), answers every queued and later request with
 //! [`EpisodeError::EngineFailed`] / [`SubmitError::EngineFailed`], cancels the running episodes,
 //! and [`Service::failed`] resolves, so that the process can exit for a supervisor to restart it.
+//!
+//! On servers nothing is fatal: a server that fails is dropped from the pool (its episodes go
+//! on on the others, re-sent from their token ids), probed every [`REVIVE_EVERY`], and used
+//! again once it answers. While every server is down, requests are refused with
+//! [`SubmitError::Unavailable`] (503), and `/health` names the servers and why each is down.
+
+mod backend;
+mod job;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,13 +39,15 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use super::databases::Database;
-use super::events::{preview, Answer, EpisodeEvent, EventMapper};
+use super::events::{Answer, EpisodeEvent};
 use super::health::{EngineFailure, Health};
-use super::metrics::{Failure, Metrics, Refusal};
-use crate::agent::{Agent, AgentError, Settings};
-use crate::engine::{BatchedEngine, SequenceGenerator};
-use crate::engine::{EngineError, EngineOptions, Model, ModelOptions};
-use crate::generate::GenerateError;
+use super::metrics::{Metrics, Refusal};
+use crate::agent::Settings;
+use crate::engine::{EngineError, EngineOptions, ModelOptions};
+use crate::remote::{Pool, Sampling, ServerStatus};
+
+/// How often a service on servers probes the servers it dropped.
+pub const REVIVE_EVERY: Duration = Duration::from_secs(2);
 
 /// How a service runs its episodes.
 #[derive(Debug, Clone)]
@@ -71,6 +84,8 @@ pub struct ServiceInfo {
     pub top_p: f64,
     /// Top-k sampling.
     pub top_k: i32,
+    /// What runs the model: `in-process`, or the servers' kind (`llama-server`, `vllm`).
+    pub engine: String,
 }
 
 /// `x` as the decimal it was written as (0.6, not 0.6000000238418579).
@@ -124,6 +139,9 @@ pub enum EpisodeError {
     /// The engine failed: the server is stopping (and should be started again).
     #[error("the engine failed ({0}): the server is stopping; ask again once it has restarted")]
     EngineFailed(String),
+    /// No inference server could take the episode's requests (every one failed them).
+    #[error("{0}: ask again in a few seconds, once a server answers again")]
+    Unavailable(String),
 }
 
 /// Why a request was not accepted.
@@ -149,6 +167,9 @@ pub enum SubmitError {
     /// The engine failed: the server is stopping (and should be started again).
     #[error("the engine failed ({0}): the server is stopping; ask again once it has restarted")]
     EngineFailed(String),
+    /// Every inference server is down (the service stays up and probes them).
+    #[error("{0}: ask again in a few seconds, once a server answers again")]
+    Unavailable(String),
 }
 
 /// Why a service could not start.
@@ -161,6 +182,9 @@ pub enum StartError {
     /// The engine thread ended before it was ready.
     #[error("the engine thread ended before it was ready")]
     Died,
+    /// The service was asked for no episodes at once.
+    #[error("a service needs at least one episode at once")]
+    NoSlots,
 }
 
 /// A request in the queue or on a sequence; dropping it cancels the episode.
@@ -219,6 +243,15 @@ struct Shared {
 }
 
 impl Shared {
+    /// A fresh state with a queue of `options.queue` jobs, and the queue's receiving end.
+    fn with_queue(options: &ServiceOptions) -> Result<(Arc<Shared>, Receiver<Job>), StartError> {
+        if options.slots == 0 {
+            return Err(StartError::NoSlots);
+        }
+        let (sender, jobs) = sync_channel::<Job>(options.queue);
+        Ok((Arc::new(Shared { sender: Mutex::new(Some(sender)), ..Shared::default() }), jobs))
+    }
+
     /// The engine failed with `error` (`cause`: the error its run loop returned): refuse
     /// everything from now on, cancel the running episodes, and close the queue so that the
     /// engine thread ends. The queued requests are answered when it has ended
@@ -270,18 +303,16 @@ impl Shared {
     }
 }
 
-/// Whether an episode's error says the engine itself failed (llama.cpp, or the scheduler that
-/// drives it), rather than the episode.
-fn engine_failed(e: &AgentError) -> bool {
-    matches!(e, AgentError::Generate(GenerateError::Backend(_) | GenerateError::Failed { .. }))
-}
-
 /// The service: submit requests, read metrics, shut down.
 pub struct Service {
     shared: Arc<Shared>,
+    /// The engine thread (in-process) or the thread that owns the workers (on servers).
     engine: Mutex<Option<JoinHandle<()>>>,
-    watchdog: Mutex<Option<JoinHandle<()>>>,
+    /// The watchdog, and on servers the thread that probes dropped ones.
+    helpers: Mutex<Vec<JoinHandle<()>>>,
     info: ServiceInfo,
+    /// The servers, when the service runs on them.
+    pool: Option<Arc<Pool>>,
 }
 
 impl Service {
@@ -294,74 +325,53 @@ impl Service {
         options: ServiceOptions,
         max_episode_tokens: usize,
     ) -> Result<Service, StartError> {
-        let (sender, jobs) = sync_channel::<Job>(options.queue);
-        let shared = Arc::new(Shared { sender: Mutex::new(Some(sender)), ..Shared::default() });
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<ServiceInfo, EngineError>>();
-        let slots = options.slots.max(1);
-        let thread_shared = shared.clone();
-        let (settings, timeout) = (options.settings.clone(), options.episode_timeout);
-        let queue = options.queue;
-        let handle = std::thread::Builder::new()
-            .name("sqale-engine".into())
-            .spawn(move || {
-                // The context borrows the model: both live on this thread until it ends.
-                let model = match Model::load(&model_path, &model_options) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                let mut batched = match BatchedEngine::new(&model, engine.clone(), slots) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                let info = ServiceInfo {
-                    // The file's name alone: /health answers without an API key, and a path
-                    // would show the server's folders.
-                    model: model
-                        .path()
-                        .file_name()
-                        .map_or_else(|| model.path().display().to_string(), |n| n.to_string_lossy().into_owned()),
-                    ctx: batched.context_per_sequence(),
-                    slots,
-                    queue,
-                    max_episode_tokens: max_episode_tokens.min(batched.context_per_sequence()),
-                    episode_timeout_seconds: timeout.as_secs_f64(),
-                    temperature: decimal(engine.temperature),
-                    top_p: decimal(engine.top_p),
-                    top_k: engine.top_k,
-                };
-                let _ = ready_tx.send(Ok(info.clone()));
-                let work = |job: Job, gen: &mut SequenceGenerator<'_>| {
-                    run_job(job, gen, &thread_shared, &info, &settings, timeout)
-                };
-                if let Err(e) = batched.run(jobs, work, &mut |()| {}) {
-                    thread_shared.fail(e.to_string(), true);
-                }
-                thread_shared.answer_failed();
-            })
-            .map_err(|_| StartError::Died)?;
-        let info = match ready_rx.recv() {
-            Ok(Ok(info)) => info,
-            Ok(Err(e)) => {
-                let _ = handle.join();
-                return Err(e.into());
-            }
-            Err(_) => {
-                let _ = handle.join();
-                return Err(StartError::Died);
-            }
-        };
+        let (shared, jobs) = Shared::with_queue(&options)?;
+        let (handle, info) =
+            backend::start_local(shared.clone(), jobs, model_path, model_options, engine, options, max_episode_tokens)?;
+        Service::launch(shared, handle, info, None)
+    }
+
+    /// Runs episodes on `pool`'s servers, `options.slots` at once (each on a worker thread
+    /// that runs the tools here and sends each completion to a server), sampling with
+    /// `sampling`. No model is loaded.
+    pub fn start_remote(
+        pool: Pool,
+        sampling: Sampling,
+        options: ServiceOptions,
+        max_episode_tokens: usize,
+    ) -> Result<Service, StartError> {
+        let (shared, jobs) = Shared::with_queue(&options)?;
+        let pool = Arc::new(pool);
+        let (handle, info) =
+            backend::start_remote(shared.clone(), jobs, pool.clone(), sampling, options, max_episode_tokens)?;
+        Service::launch(shared, handle, info, Some(pool))
+    }
+
+    /// Starts the watchdog (and on servers the prober) beside a started engine.
+    fn launch(
+        shared: Arc<Shared>,
+        engine: JoinHandle<()>,
+        info: ServiceInfo,
+        pool: Option<Arc<Pool>>,
+    ) -> Result<Service, StartError> {
+        let mut helpers = Vec::new();
         let dog_shared = shared.clone();
-        let watchdog = std::thread::Builder::new()
-            .name("sqale-watchdog".into())
-            .spawn(move || watch(&dog_shared))
-            .map_err(|_| StartError::Died)?;
-        Ok(Service { shared, engine: Mutex::new(Some(handle)), watchdog: Mutex::new(Some(watchdog)), info })
+        helpers.push(
+            std::thread::Builder::new()
+                .name("sqale-watchdog".into())
+                .spawn(move || watch(&dog_shared))
+                .map_err(|_| StartError::Died)?,
+        );
+        if let Some(pool) = pool.clone() {
+            let probe_shared = shared.clone();
+            helpers.push(
+                std::thread::Builder::new()
+                    .name("sqale-prober".into())
+                    .spawn(move || backend::revive(&pool, &probe_shared))
+                    .map_err(|_| StartError::Died)?,
+            );
+        }
+        Ok(Service { shared, engine: Mutex::new(Some(engine)), helpers: Mutex::new(helpers), info, pool })
     }
 
     /// What the service runs.
@@ -388,6 +398,20 @@ impl Service {
         }
     }
 
+    /// The servers and how each stands, when the service runs on servers.
+    pub fn servers(&self) -> Option<Vec<ServerStatus>> {
+        self.pool.as_ref().map(|p| p.status())
+    }
+
+    /// The Prometheus text of `/metrics`: the service's counters, and each server's.
+    pub fn render_metrics(&self) -> String {
+        let mut text = self.shared.metrics.render(self.info.slots, self.info.queue);
+        if let Some(servers) = self.servers() {
+            text.push_str(&super::metrics::render_servers(&servers));
+        }
+        text
+    }
+
     /// The engine's error, once it failed.
     pub fn failure(&self) -> Option<String> {
         self.shared.failure.get()
@@ -409,6 +433,10 @@ impl Service {
         if self.draining() {
             metrics.refused(Refusal::ShuttingDown);
             return Err(SubmitError::ShuttingDown);
+        }
+        if let Some(down) = self.pool.as_ref().and_then(|p| p.all_down()) {
+            metrics.refused(Refusal::NoServer);
+            return Err(SubmitError::Unavailable(down.to_string()));
         }
         let max_episode_tokens = request.max_episode_tokens.unwrap_or(self.info.max_episode_tokens);
         if max_episode_tokens > self.info.ctx || max_episode_tokens == 0 {
@@ -489,7 +517,8 @@ impl Service {
             let _ = h.join();
         }
         self.shared.stopped.store(true, Ordering::Relaxed);
-        if let Some(h) = self.watchdog.lock().ok().and_then(|mut w| w.take()) {
+        let helpers = self.helpers.lock().map(|mut h| std::mem::take(&mut *h)).unwrap_or_default();
+        for h in helpers {
             let _ = h.join();
         }
     }
@@ -513,113 +542,4 @@ fn watch(shared: &Shared) {
             }
         }
     }
-}
-
-/// Runs one job on a worker's sequence and sends its events and answer.
-fn run_job(
-    job: Job,
-    gen: &mut SequenceGenerator<'_>,
-    shared: &Shared,
-    info: &ServiceInfo,
-    base: &Settings,
-    timeout: Duration,
-) {
-    let metrics = &shared.metrics;
-    metrics.queued.fetch_sub(1, Ordering::Relaxed);
-    let done = |r: Result<Box<Answer>, EpisodeError>| {
-        let _ = job.updates.send(Update::Done(r));
-    };
-    let still_waiting = shared.waiting.lock().map(|mut w| w.remove(&job.id).is_some()).unwrap_or(true);
-    if !still_waiting {
-        // Answered when shutdown began.
-        return;
-    }
-    if job.cancel.load(Ordering::Relaxed) {
-        // The client left while its request waited.
-        metrics.failed(Failure::Cancelled);
-        return;
-    }
-    if shared.failure.get().is_some() {
-        metrics.refused(Refusal::ShuttingDown);
-        return shared.hold_failed(job.updates);
-    }
-    if shared.draining.load(Ordering::Relaxed) {
-        metrics.refused(Refusal::ShuttingDown);
-        return done(Err(EpisodeError::ShuttingDown));
-    }
-    let timed_out = Arc::new(AtomicBool::new(false));
-    if let Ok(mut running) = shared.running.lock() {
-        let r =
-            Running { cancel: job.cancel.clone(), deadline: Instant::now() + timeout, timed_out: timed_out.clone() };
-        running.insert(job.id, r);
-    }
-    metrics.running.fetch_add(1, Ordering::Relaxed);
-    let req = &job.request;
-    let send = |e: EpisodeEvent| {
-        let _ = job.updates.send(Update::Event(e));
-    };
-    send(EpisodeEvent::Started { db: req.db.name.clone(), seed: job.seed });
-    gen.set_live(Some(job.cancel.clone()));
-    let settings = Settings { seed: job.seed, max_episode_tokens: job.max_episode_tokens, ..base.clone() };
-    let mut mapper = EventMapper::default();
-    let result =
-        Agent::new(&mut *gen, settings).run_with(&req.question, req.evidence.as_deref(), &req.db.path, &mut |e| {
-            mapper.map(e).into_iter().for_each(send)
-        });
-    gen.set_live(None);
-    if let Ok(mut running) = shared.running.lock() {
-        running.remove(&job.id);
-    }
-    metrics.running.fetch_sub(1, Ordering::Relaxed);
-    if let Err(e) = &result {
-        if engine_failed(e) {
-            shared.fail(e.to_string(), false);
-        }
-    }
-    if result.is_err() && shared.failure.get().is_some() {
-        // Whatever stopped the episode (the engine, or the cancel that followed its failure):
-        // answered with the failure's cause once the engine thread has it.
-        metrics.failed(Failure::Error);
-        return shared.hold_failed(job.updates);
-    }
-    let result = match result {
-        Ok(mut episode) => {
-            metrics.episode(&episode);
-            // Clients know the database by its name, never by its file.
-            episode.db = req.db.name.clone();
-            let (rows, rows_error) = match episode.sql.as_deref().map(|sql| preview(&req.db.path, sql, &base.limits)) {
-                None => (None, None),
-                Some(Ok(r)) => (Some(r), None),
-                Some(Err(e)) => (None, Some(e)),
-            };
-            Ok(Box::new(Answer {
-                model: info.model.clone(),
-                ctx: info.ctx,
-                temperature: info.temperature,
-                top_p: info.top_p,
-                top_k: info.top_k,
-                db: req.db.name.clone(),
-                episode,
-                rows,
-                rows_error,
-            }))
-        }
-        Err(AgentError::Generate(GenerateError::Cancelled)) if timed_out.load(Ordering::Relaxed) => {
-            metrics.failed(Failure::TimedOut);
-            Err(EpisodeError::TimedOut(timeout.as_secs_f64()))
-        }
-        Err(AgentError::Generate(GenerateError::Cancelled)) => {
-            metrics.failed(Failure::Cancelled);
-            Err(EpisodeError::Cancelled)
-        }
-        Err(e @ AgentError::PromptTooLong { .. }) => {
-            metrics.failed(Failure::Error);
-            Err(EpisodeError::BadRequest(format!("{e}: ask a shorter question or raise max_episode_tokens")))
-        }
-        Err(e) => {
-            metrics.failed(Failure::Error);
-            Err(EpisodeError::Failed(e.to_string()))
-        }
-    };
-    done(result);
 }

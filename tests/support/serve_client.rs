@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// A `sqale serve` process, killed when dropped.
 pub struct Server {
@@ -209,4 +209,60 @@ pub fn streamed_turns(events: &[Sse]) -> Vec<String> {
         }
     }
     turns
+}
+
+/// Hostile and malformed requests to a service with the databases `demo` and `library` (and
+/// the default limits): each gets its status and a JSON message saying what is wrong.
+/// `a_path` is a database file's path, which must never be accepted as a name.
+pub fn check_bad_requests(url: &str, a_path: &str) {
+    let ask = format!("{url}/v1/ask");
+    let cases: Vec<(&str, String, u16, &str)> = vec![
+        ("malformed JSON", "{\"question\": ".into(), 400, "JSON"),
+        ("not an object", "[1, 2]".into(), 422, "invalid type"),
+        ("missing question", json!({"db": "demo"}).to_string(), 422, "question"),
+        (
+            "unknown field",
+            json!({"question": "q", "db": "demo", "sql": "DROP TABLE x"}).to_string(),
+            422,
+            "unknown field",
+        ),
+        ("unknown database", json!({"question": "q", "db": "nope"}).to_string(), 404, "demo, library"),
+        ("a path as database", json!({"question": "q", "db": a_path}).to_string(), 400, "never files or paths"),
+        ("dot-dot as database", json!({"question": "q", "db": "../demo"}).to_string(), 400, "never files or paths"),
+        ("empty question", json!({"question": "  ", "db": "demo"}).to_string(), 400, "empty"),
+        (
+            "very long question",
+            json!({"question": "why ".repeat(2000), "db": "demo"}).to_string(),
+            400,
+            "limit is 4000",
+        ),
+        (
+            "budget over the context",
+            json!({"question": "q", "db": "demo", "max_episode_tokens": 100000}).to_string(),
+            400,
+            "out of range",
+        ),
+        (
+            "oversize body",
+            json!({"question": "q", "db": "demo", "evidence": "x".repeat(66_000)}).to_string(),
+            413,
+            "limit",
+        ),
+    ];
+    for (what, body, status, says) in cases {
+        let r = post(&ask, &body, &[]);
+        assert_eq!(r.status, status, "{what}: {}", r.body);
+        assert!(r.content_type.starts_with("application/json"), "{what}: {}", r.content_type);
+        let msg = r.json()["error"].as_str().unwrap_or_default().to_string();
+        assert!(msg.contains(says), "{what}: {msg:?} should say {says:?}");
+    }
+    let r = post(&ask, "question=q", &[("Content-Type", "text/plain")]);
+    assert_eq!(r.status, 415, "{}", r.body);
+    assert!(r.json()["error"].is_string());
+    let (status, body) = get(&ask, None);
+    assert_eq!(status, 405, "{body}");
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_string());
+    let (status, body) = get(&format!("{url}/v1/nothing"), None);
+    assert_eq!(status, 404);
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_string());
 }

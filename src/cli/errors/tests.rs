@@ -57,7 +57,7 @@ fn server_and_database_errors_get_the_flag_that_fixes_them() {
     let cases: Vec<(anyhow::Error, &str)> = vec![
         (timeout().into(), "raise --server-timeout"),
         (probe(timeout()).into(), "raise --server-timeout"),
-        (probe(unauthorized()).into(), "--api-key-file"),
+        (probe(unauthorized()).into(), "--server-api-key-file"),
         // Under an episode: the agent's error hands the server's on as its source.
         (sqale::agent::AgentError::Generate(sqale::remote::remote_failed(unauthorized())).into(), "SQALE_API_KEY"),
         (probe(RemoteError::Connect { url: url.clone(), message: "refused".into() }).into(), "--server-kind"),

@@ -44,7 +44,7 @@ pub(super) struct RunArgs {
     #[arg(long)]
     pub(super) reference: Option<PathBuf>,
     /// The reference on inference servers instead (vLLM, for its `prompt_logprobs`; repeatable):
-    /// e.g. bf16 on a GPU server against quantised files here. `--api-key-file`,
+    /// e.g. bf16 on a GPU server against quantised files here. `--server-api-key-file`,
     /// `--server-kind` and `--server-timeout` apply to them too.
     #[arg(long = "reference-server", conflicts_with = "reference")]
     pub(super) reference_servers: Vec<String>,
