@@ -165,7 +165,7 @@ struct Stats {
 /// How one server of a pool stands, and what it has done: `/health` and `/metrics` show it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ServerStatus {
-    /// The base URL.
+    /// The base URL (without a `user:password@` part, if it had one).
     pub url: String,
     /// Its API.
     pub kind: ServerKind,
@@ -196,6 +196,16 @@ pub struct Pool {
     stop_ids: Vec<u32>,
     tokenizer: Tokenizer,
     options: PoolOptions,
+}
+
+/// `url` without the `user:password@` of its authority, if any: a status is shown to callers.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
 }
 
 /// Context assumed when a server does not report its own.
@@ -425,7 +435,7 @@ impl Pool {
                 let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
                 let up = !m.dropped.load(Ordering::SeqCst);
                 ServerStatus {
-                    url: m.info.url.clone(),
+                    url: without_credentials(&m.info.url),
                     kind: m.info.kind,
                     model: m.info.model.clone(),
                     up,
@@ -496,5 +506,18 @@ impl Pool {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| self.model.clone());
         format!("{name} @ {kind} {}", urls.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_url_shows_no_credentials() {
+        assert_eq!(without_credentials("http://u:secret@gpu1:8000/v1"), "http://gpu1:8000/v1");
+        assert_eq!(without_credentials("http://gpu1:8000"), "http://gpu1:8000");
+        assert_eq!(without_credentials("http://gpu1:8000/a@b"), "http://gpu1:8000/a@b");
+        assert_eq!(without_credentials("gpu1:8000"), "gpu1:8000");
     }
 }
