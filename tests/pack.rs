@@ -224,6 +224,16 @@ fn truncated_or_altered_archives_are_refused_naming_the_file() {
     std::fs::write(&case, &bytes[gguf_at..gguf_at + 4096]).unwrap();
     refused(&["is damaged or truncated at its start"], None);
 
+    // A binary asked of an archive with none, or for a folder that does not exist: nothing installed.
+    for (to, says) in
+        [(work.path().to_path_buf(), "holds no sqale binary"), (work.path().join("no/sqale"), "does not exist")]
+    {
+        let out = sqale(&site, &[&"unpack", &tar, &"--binary", &to]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(2) && err.contains(says) && err.contains("nothing was installed"), "{err}");
+        assert!(!site.join(MODEL_DIR).exists(), "{err}");
+    }
+
     // The untouched archive verifies (--check installs nothing).
     let v = ok_json(&sqale(&site, &[&"unpack", &tar, &"--check", &"--json"]));
     assert_eq!(v["installed_in"], Value::Null);

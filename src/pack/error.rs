@@ -44,7 +44,7 @@ pub enum PackError {
         path: PathBuf,
     },
     /// The file to pack as the model is not a GGUF sqale can read.
-    #[error("{path} is not a GGUF model: {source}")]
+    #[error("the file to pack as the model is not a GGUF: {source}")]
     NotGguf {
         /// The file.
         path: PathBuf,
@@ -175,7 +175,7 @@ pub enum PackError {
         from: String,
     },
     /// A SHA-256 given is not 64 hex digits.
-    #[error("{from} holds no SHA-256 (64 hex digits): {value:?}")]
+    #[error("{value:?} from {from} is not a SHA-256 (64 hex digits)")]
     BadDigest {
         /// Where it came from.
         from: String,
@@ -189,6 +189,14 @@ pub enum PackError {
         path: PathBuf,
         /// The archive's file.
         file: String,
+    },
+    /// The binary's destination is in a folder that does not exist.
+    #[error("cannot write {path}: the folder {folder} does not exist; nothing was installed")]
+    NoFolder {
+        /// The destination.
+        path: PathBuf,
+        /// Its folder.
+        folder: PathBuf,
     },
     /// A binary was asked for, but the archive has none.
     #[error("{archive} holds no sqale binary; nothing was installed")]

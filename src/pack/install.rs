@@ -57,6 +57,7 @@ pub fn unpack(
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<UnpackReport, PackError> {
     let expected = expected_sha256(archive, options.sha256.as_deref())?;
+    let binary_to = options.binary_to.as_deref().map(binary_dest).transpose()?;
     let staging_in = if options.check_only { std::env::temp_dir() } else { crate::cache::root().join("models") };
     let verified = verify(archive, &staging_in, on_progress)?;
     if let Some((want, from)) = &expected {
@@ -85,7 +86,10 @@ pub fn unpack(
         binary: None,
     };
     if !options.check_only {
-        install(&verified, options, &mut report)?;
+        install(&verified, options.force, &mut report)?;
+        if let Some(dest) = &binary_to {
+            report.binary = Some(install_binary(&verified.staging.path().join(BINARY), dest)?);
+        }
     }
     Ok(report)
 }
@@ -93,7 +97,7 @@ pub fn unpack(
 /// The SHA-256 to compare the archive with, and where it came from.
 fn expected_sha256(archive: &Path, given: Option<&str>) -> Result<Option<(String, String)>, PackError> {
     let (value, from) = match given {
-        Some(v) => (v.to_string(), "the SHA-256 given".to_string()),
+        Some(v) => (v.to_string(), "the digest given".to_string()),
         None => {
             let mut name = archive.as_os_str().to_owned();
             name.push(".sha256");
@@ -114,7 +118,7 @@ fn expected_sha256(archive: &Path, given: Option<&str>) -> Result<Option<(String
 
 /// Moves the staged files into the cache: the reference loop, the manifest, the GGUF last (its
 /// presence marks a whole install), after checking that nothing different is in the way.
-fn install(verified: &Verified, options: &UnpackOptions, report: &mut UnpackReport) -> Result<(), PackError> {
+fn install(verified: &Verified, force: bool, report: &mut UnpackReport) -> Result<(), PackError> {
     let files = &verified.manifest.files;
     let (dir, paths) = install_paths(&verified.manifest.model)?;
     let paths: Vec<_> = paths.into_iter().filter(|(name, _)| files.contains_key(name)).collect();
@@ -122,7 +126,7 @@ fn install(verified: &Verified, options: &UnpackOptions, report: &mut UnpackRepo
     for (name, dest) in &paths {
         if dest.exists() && differs(dest, &files[name])? {
             same = false;
-            if !options.force {
+            if !force {
                 return Err(PackError::Conflict { path: dest.clone(), file: name.clone() });
             }
         } else if !dest.exists() {
@@ -137,9 +141,6 @@ fn install(verified: &Verified, options: &UnpackOptions, report: &mut UnpackRepo
     report.prompt = paths.iter().find(|(n, _)| n == super::PROMPT).map(|(_, p)| p.clone());
     report.installed_in = Some(dir);
     report.already_installed = same;
-    if let Some(to) = &options.binary_to {
-        report.binary = Some(install_binary(&verified.staging.path().join(BINARY), to)?);
-    }
     Ok(())
 }
 
@@ -163,14 +164,28 @@ fn move_into(src: &Path, dest: &Path) -> Result<(), PackError> {
     Ok(())
 }
 
-/// Writes the staged binary to `to` (or `to/sqale` for a folder), executable.
-fn install_binary(staged: &Path, to: &Path) -> Result<PathBuf, PackError> {
-    let dest = if to.is_dir() { to.join("sqale") } else { to.to_path_buf() };
-    move_into(staged, &dest)?;
+/// Where the binary goes: `to`, or `sqale` in it for a folder; its folder must exist.
+fn binary_dest(to: &Path) -> Result<PathBuf, PackError> {
+    if to.is_dir() {
+        return Ok(to.join("sqale"));
+    }
+    let folder = match to.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(PackError::NoFolder { path: to.to_path_buf(), folder: folder.to_path_buf() });
+    }
+    Ok(to.to_path_buf())
+}
+
+/// Writes the staged binary to `dest`, executable.
+fn install_binary(staged: &Path, dest: &Path) -> Result<PathBuf, PackError> {
+    move_into(staged, dest)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).map_err(io(&dest))?;
+        std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o755)).map_err(io(dest))?;
     }
-    Ok(dest)
+    Ok(dest.to_path_buf())
 }
