@@ -12,6 +12,7 @@
 //! - [`agent`]: the episode state machine that ties them together;
 //! - [`remote`]: the same generation trait on an inference server (vLLM, llama-server);
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
+//! - [`pack`]: one verified archive of a model (and a binary) for an air-gapped site;
 //! - [`eval`]: benchmarks, the study (local, remote and recorded runs), execution scoring,
 //!   summaries and reports;
 //! - [`divergence`]: how far each model's distributions drift from a reference along the
@@ -50,6 +51,7 @@ pub mod eval;
 pub mod generate;
 pub mod hash;
 pub mod memory;
+pub mod pack;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;

@@ -8,6 +8,7 @@ mod errors;
 mod eval;
 mod info;
 mod mcp;
+mod pack;
 mod pull;
 mod serve;
 mod tools;
@@ -47,6 +48,10 @@ enum Command {
     Synth(convert::SynthArgs),
     /// Download a model from Hugging Face, convert and quantise it into the cache.
     Pull(pull::PullArgs),
+    /// Pack a model from the cache (and a binary) into one archive for an air-gapped site.
+    Pack(pack::PackArgs),
+    /// Verify an archive of `sqale pack` and install its model into the cache.
+    Unpack(pack::UnpackArgs),
     /// This build's backends and devices, and what a model and context need in memory.
     Info(info::InfoArgs),
     /// Execution accuracy of one or more models on a benchmark (and `eval score` for predictions).
@@ -71,6 +76,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Quantize(a) => convert::quantize(a),
         Command::Synth(a) => convert::synth(a),
         Command::Pull(a) => pull::run(a),
+        Command::Pack(a) => pack::pack(a),
+        Command::Unpack(a) => pack::unpack(a),
         Command::Info(a) => info::run(a),
         Command::Eval(a) => eval::run(*a),
         Command::Serve(a) => serve::serve(*a),

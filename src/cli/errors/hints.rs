@@ -7,7 +7,8 @@ use sqale::env::EnvError;
 
 /// The hint for `e`, if a flag fixes it.
 pub(super) fn flag_hint(e: &anyhow::Error) -> Option<String> {
-    let parts: [fn(&anyhow::Error) -> Hint; 9] = [engine, pull, eval, env, remote, pool, databases, agent, convert];
+    let parts: [fn(&anyhow::Error) -> Hint; 10] =
+        [engine, pull, pack, eval, env, remote, pool, databases, agent, convert];
     parts.iter().find_map(|part| part(e)).flatten()
 }
 
@@ -46,6 +47,19 @@ fn pull(e: &anyhow::Error) -> Hint {
         // A conversion's error is the converter's to hint.
         _ => None,
     }
+}
+
+fn pack(e: &anyhow::Error) -> Hint {
+    use sqale::pack::PackError;
+    Some(match e.downcast_ref::<PackError>()? {
+        PackError::NotInstalled { repo, revision, out_type, .. } => {
+            Some(format!("`sqale pull {repo}@{revision} --type {out_type}` puts it there; --gguf FILE packs a file"))
+        }
+        PackError::Conflict { .. } => hint("pass --force to replace it"),
+        PackError::BadDigest { .. } => hint("--sha256 takes the archive's SHA-256 that `sqale pack` printed"),
+        PackError::NoBinary { .. } => hint("leave out --binary, or pack the archive again with --binary and --target"),
+        _ => None,
+    })
 }
 
 fn eval(e: &anyhow::Error) -> Hint {

@@ -129,3 +129,28 @@ fn pull_eval_and_divergence_errors_get_the_flag_that_fixes_them() {
         assert!(text.starts_with(&before) && text.contains(flag), "{text:?} should add {flag:?}");
     }
 }
+
+#[test]
+fn pack_errors_get_the_flag_that_fixes_them() {
+    use sqale::pack::PackError;
+    let cases: Vec<(anyhow::Error, &str)> = vec![
+        (
+            PackError::NotInstalled {
+                repo: "org/m".into(),
+                revision: "main".into(),
+                out_type: "q8_0".into(),
+                path: "c/q8_0.gguf".into(),
+            }
+            .into(),
+            "--gguf",
+        ),
+        (PackError::Conflict { path: "c/q4_k_m.gguf".into(), file: "model/q4_k_m.gguf".into() }.into(), "--force"),
+        (PackError::NoBinary { archive: "site.tar".into() }.into(), "--binary"),
+    ];
+    for (e, flag) in cases {
+        let before = error_text(&e);
+        assert!(!before.contains(flag), "the library names no flag: {before:?}");
+        let text = error_text(&with_flag_hint(e));
+        assert!(text.starts_with(&before) && text.contains(flag), "{text:?} should add {flag:?}");
+    }
+}
