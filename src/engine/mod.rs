@@ -20,6 +20,7 @@
 //! - `batched`: several conversations in one context ([`BatchedEngine`]), decoded in shared
 //!   batches by a scheduler;
 //! - `scored`: teacher forcing, the logits along known text ([`Engine::decode_scored`]);
+//! - [`prompt_cache`]: the system turn's state on disk, restored by later processes;
 //! - `replay`: known text decoded as if generated, and outside drafts (what benchmarks measure
 //!   speculation with);
 //! - `model`, `kernels`, `threads`: loading a GGUF file, which CPU kernels run, thread defaults.
