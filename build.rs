@@ -33,5 +33,23 @@ fn main() {
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let on: Vec<&str> = features.split(',').filter(|f| wanted.contains(f)).collect();
     println!("cargo:rustc-env=SQALE_CPU_FEATURES={}", on.join(","));
+    println!("cargo:rustc-env=SQALE_LLAMA_CPP={}", llama_cpp_version());
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+}
+
+/// `llama-cpp-sys-2 VERSION`, the llama.cpp sqale is built with, from Cargo.lock (part of the
+/// prompt cache's key: another llama.cpp may lay out its state differently).
+fn llama_cpp_version() -> String {
+    let lock = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("Cargo.lock");
+    let text = std::fs::read_to_string(lock).unwrap_or_default();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"llama-cpp-sys-2\"" {
+            if let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = ")) {
+                return format!("llama-cpp-sys-2 {}", v.trim_matches('"'));
+            }
+        }
+    }
+    "llama-cpp-sys-2 (version unknown)".into()
 }

@@ -192,6 +192,10 @@ pub struct Episode {
     pub prompt_source: String,
     /// Wall-clock seconds of the whole episode.
     pub seconds: f64,
+    /// Seconds from the episode's start (the prompt not yet decoded) to its first generated
+    /// text: time to first token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_seconds: Option<f64>,
 }
 
 /// Why an episode could not run at all. Anything the model does is part of the episode instead.
@@ -304,7 +308,11 @@ impl<G: Generator> Agent<G> {
             let Some(room) = self.room() else { break self.out_of_room() };
             let turn_start = Instant::now();
             let used = self.generator.counters().context_tokens;
-            let completion = match self.generator.complete(room, &mut |t| on_event(Event::Text(t))) {
+            let (started, first) = (state.started, &mut state.episode.first_token_seconds);
+            let completion = match self.generator.complete(room, &mut |t| {
+                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
+                on_event(Event::Text(t))
+            }) {
                 Ok(c) => c,
                 // A server whose context is smaller than it said refuses the request.
                 Err(GenerateError::ContextFull { .. }) => break Some(EndedBy::ContextFull),
@@ -377,6 +385,7 @@ impl<G: Generator> Agent<G> {
                 prompt_hash: s.prompt.hash(),
                 prompt_source: s.prompt.source.clone(),
                 seconds: 0.0,
+                first_token_seconds: None,
             },
             env,
             started,

@@ -32,6 +32,18 @@ pub struct Completion {
     pub ids: Vec<u32>,
 }
 
+/// Where a conversation's shared prefix (the system turn) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrefixSource {
+    /// Decoded for this conversation.
+    Decoded,
+    /// Restored from the snapshot this process took when it first decoded it.
+    Memory,
+    /// Restored from the prompt cache on disk, written by an earlier process.
+    Disk,
+}
+
 /// Token and time counts of one conversation, for traces and benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
@@ -41,6 +53,10 @@ pub struct Counters {
     pub decoded_tokens: usize,
     /// Tokens that came from a reused prefix instead of being decoded.
     pub reused_tokens: usize,
+    /// Where the shared prefix came from (left out by generators that do not say: a server,
+    /// the scripted double).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_source: Option<PrefixSource>,
     /// Tokens sampled.
     pub generated_tokens: usize,
     /// Seconds spent decoding appended text (prefill).

@@ -71,14 +71,15 @@ pub enum BenchError {
 
 /// `options` as the benchmarks run them on `model`: they decode known text, where a draft
 /// cannot change a token at any temperature, so `auto` drafts with everything the file allows
-/// (prompt lookup, plus the MTP head when the file has one). Other modes are kept.
+/// (prompt lookup, plus the MTP head when the file has one). Other modes are kept. They measure
+/// decoding, so the system turn is never restored from the prompt cache on disk.
 pub fn engine_options(model: &Model, options: &EngineOptions) -> EngineOptions {
     let speculate = match options.speculate {
         Speculate::Auto if model.has_mtp_head() => Speculate::Both,
         Speculate::Auto => Speculate::Lookup,
         other => other,
     };
-    EngineOptions { speculate, ..options.clone() }
+    EngineOptions { speculate, prompt_cache: None, ..options.clone() }
 }
 
 /// Mean and sample standard deviation (0 for fewer than two values).

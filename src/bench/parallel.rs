@@ -91,8 +91,8 @@ fn same_episodes(a: &[Record], b: &[Record]) -> bool {
 }
 
 /// Runs `questions` at each of `setup.values` sequences at once through `model` (a batched
-/// engine of `options`, its context cut to one episode per sequence). `progress(parallel, done,
-/// total)` is called after each episode.
+/// engine of `options`, its context cut to one episode per sequence, no prompt cache on disk).
+/// `progress(parallel, done, total)` is called after each episode.
 pub fn parallel(
     model: &Model,
     options: EngineOptions,
@@ -106,6 +106,8 @@ pub fn parallel(
         Settings { max_episode_tokens: setup.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
     let mut options = options;
     options.ctx = eval::sequence_context(options.ctx, setup.max_episode_tokens);
+    // Every run decodes its system turn once, as the first run did: none from the disk cache.
+    options.prompt_cache = None;
     let mut gold = GoldCache::new(limits);
     let plan = Plan { settings: &settings, label: "bench", questions, seed: setup.seed };
     let mut runs: Vec<ParallelRun> = Vec::new();

@@ -79,6 +79,11 @@ pub struct EngineArgs {
     /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).
     #[arg(long, default_value_t = defaults::MAX_DRAFT_TOKENS)]
     max_draft: usize,
+    /// `ask`: decode the system prompt instead of restoring it from the prompt cache on disk,
+    /// and write none (`sqale prompt-cache clear` removes the cache; the other commands decode
+    /// the prompt once per process and keep it in memory).
+    #[arg(long)]
+    no_prompt_cache: bool,
 }
 
 impl EngineArgs {
@@ -94,6 +99,17 @@ impl EngineArgs {
             keep_prefix: true,
             speculate: self.speculate,
             max_draft: self.max_draft,
+            prompt_cache: None,
+        }
+    }
+
+    /// The engine options of one conversation (`ask`): no snapshot of the prompt in memory
+    /// (nothing would reuse it), and the prompt cache on disk unless `--no-prompt-cache`.
+    pub(super) fn lone_options(&self) -> sqale::engine::EngineOptions {
+        sqale::engine::EngineOptions {
+            keep_prefix: false,
+            prompt_cache: (!self.no_prompt_cache).then(sqale::engine::prompt_cache::default_dir),
+            ..self.engine_options()
         }
     }
 }

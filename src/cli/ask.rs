@@ -69,13 +69,11 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     };
     let (episode, label, servers, ctx) = if let Some((model_path, _)) = &local {
         let model = args.model.load_path(model_path)?;
-        // One conversation: nothing to reuse the prompt snapshot for.
-        let engine = Engine::new(
-            &model,
-            sqale::engine::EngineOptions { keep_prefix: false, ..args.model.engine.engine_options() },
-        )?;
+        // One conversation: no snapshot in memory; the prompt cache on disk.
+        let engine = Engine::new(&model, args.model.engine.lone_options())?;
         let mut agent = Agent::new(engine, settings);
         let episode = agent.run_with(&args.question, args.evidence.as_deref(), &db, &mut on_event)?;
+        super::prompt_cache::print_notes(agent.generator_mut().take_prompt_cache_notes());
         (episode, model.path().display().to_string(), None, args.model.engine.ctx as usize)
     } else {
         let pool = args.server.pool(args.json)?;

@@ -21,20 +21,25 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let estimate = match &args.model {
+    let (estimate, mtp) = match &args.model {
         Some(path) => {
             let model = sqale::engine::Model::load(
                 path,
                 &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() },
             )?;
-            Some(sqale::memory::estimate(&model, args.ctx))
+            (Some(sqale::memory::estimate(&model, args.ctx)), model.has_mtp_head())
         }
-        None => None,
+        None => (None, false),
     };
+    let cache = args.model.as_deref().map(super::prompt_cache::for_model).transpose()?;
     let info = SystemInfo::current(estimate);
     if args.json {
         // Through a `Value`: keys sorted, as `sqale info --json` has always printed them.
-        println!("{}", serde_json::to_string_pretty(&serde_json::to_value(&info)?)?);
+        let mut value = serde_json::to_value(&info)?;
+        if let (Some(cache), Some(obj)) = (cache, value.as_object_mut()) {
+            obj.insert("prompt_cache".into(), cache);
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
     let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
@@ -100,6 +105,12 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             "  total             {:>8.2} GiB, plus llama.cpp's compute buffer and, on CPU, repacked copies of\n                    Q4_0/Q4_K/IQ4_NL weights (see --verbose){fits}",
             gib(m.total_bytes)
         );
+    }
+    if let Some(cache) = &cache {
+        super::prompt_cache::print_for_model(cache);
+        if mtp {
+            println!("                    (not used while the MTP head drafts; --speculate lookup or off uses it)");
+        }
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ mod eval;
 mod info;
 mod mcp;
 mod pack;
+mod prompt_cache;
 mod pull;
 mod serve;
 mod tools;
@@ -54,6 +55,8 @@ enum Command {
     Unpack(pack::UnpackArgs),
     /// This build's backends and devices, and what a model and context need in memory.
     Info(info::InfoArgs),
+    /// Clear the prompt cache on disk (the saved system-prompt states later runs restore).
+    PromptCache(prompt_cache::PromptCacheArgs),
     /// Execution accuracy of one or more models on a benchmark (and `eval score` for predictions).
     Eval(Box<eval::EvalArgs>),
     /// Serve the agent over HTTP: an API with live events, a web page, metrics.
@@ -79,6 +82,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Pack(a) => pack::pack(a),
         Command::Unpack(a) => pack::unpack(a),
         Command::Info(a) => info::run(a),
+        Command::PromptCache(a) => prompt_cache::run(a),
         Command::Eval(a) => eval::run(*a),
         Command::Serve(a) => serve::serve(*a),
         Command::Mcp(a) => mcp::mcp(*a),

@@ -36,8 +36,9 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use super::prompt_cache::{DiskCache, PromptCacheError};
 use super::{default_threads, EngineError, EngineOptions, Model};
-use crate::generate::GenerateError;
+use crate::generate::{GenerateError, PrefixSource};
 use crate::speculate::adapt::CostCurve;
 use crate::speculate::Speculate;
 
@@ -55,8 +56,8 @@ struct PrefixSnapshot {
 pub(crate) struct Prefix {
     /// The prefix's tokens.
     pub(crate) tokens: Vec<LlamaToken>,
-    /// True when restored from the snapshot, false when decoded.
-    pub(crate) reused: bool,
+    /// Decoded, or restored from the snapshot or the prompt cache on disk.
+    pub(crate) source: PrefixSource,
     /// Index of the last token's logits in the last batch, when decoded (a snapshot holds no
     /// logits).
     pub(crate) logits: Option<i32>,
@@ -105,6 +106,8 @@ pub(crate) struct Core<'m> {
     /// KV cells each sequence may use.
     per_seq: usize,
     prefix: Option<PrefixSnapshot>,
+    /// The prompt cache on disk (none while the MTP head drafts).
+    disk: Option<DiskCache>,
     stops: Vec<LlamaToken>,
     /// Seconds per decode step by rows, for sizing drafts.
     cost: CostCurve,
@@ -156,8 +159,9 @@ impl<'m> Core<'m> {
         // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a
         // snapshot per token for the last `n_rs_seq` tokens so that a rejected draft can be
         // dropped (docs/speculative-decoding.md).
-        if draft > 0 && model.is_recurrent_or_hybrid() {
-            params = params.with_n_rs_seq(draft as u32);
+        let snapshots = if draft > 0 && model.is_recurrent_or_hybrid() { draft as u32 } else { 0 };
+        if snapshots > 0 {
+            params = params.with_n_rs_seq(snapshots);
         }
         let wants_mtp = speculate.mtp(model.has_mtp_head());
         if wants_mtp && !model.has_mtp_head() {
@@ -172,6 +176,8 @@ impl<'m> Core<'m> {
         let draft_params = params.clone().with_context_type(LlamaContextType::Mtp);
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
+        let dir = options.prompt_cache.clone().filter(|_| !mtp);
+        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;
             let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };
@@ -186,6 +192,7 @@ impl<'m> Core<'m> {
             chunk: chunk as usize,
             per_seq,
             prefix: None,
+            disk,
             stops: model.stop_tokens(),
             cost: CostCurve::new(rows.max(1)),
             options,
@@ -461,29 +468,28 @@ impl<'m> Core<'m> {
     }
 
     /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
-    /// was taken after the same text, else decoded, and snapshotted when `keep` is set.
+    /// was taken after the same text, else from the prompt cache on disk, else decoded (and
+    /// written to the disk cache); snapshotted when `keep` is set.
     pub(crate) fn begin(&mut self, seq: usize, text: &str, keep: bool) -> Result<Prefix, GenerateError> {
         self.clear(seq);
-        if let Context::Mtp(m) = &mut self.ctx {
-            // The head's own cache and carried hidden state are not in a snapshot: decode the
-            // prefix through both.
-            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
-            let tokens = self.model.tokenize(text, true);
-            let logits = self.decode_run(seq, 0, &tokens)?;
-            if let Context::Mtp(m) = &mut self.ctx {
-                m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
-            }
-            return Ok(Prefix { tokens, reused: false, logits });
+        if self.has_mtp() {
+            return self.begin_mtp(seq, text);
         }
         if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
             self.ctx
                 .get_mut()
                 .state_seq_set(&snap.state, seq as i32)
                 .map_err(|e| failed("restoring the prompt snapshot", e))?;
-            return Ok(Prefix { tokens: snap.tokens.clone(), reused: true, logits: None });
+            return Ok(Prefix { tokens: snap.tokens.clone(), source: PrefixSource::Memory, logits: None });
         }
         let tokens = self.model.tokenize(text, true);
-        let logits = self.decode_run(seq, 0, &tokens)?;
+        let (source, logits) = if self.restore_from_disk(seq, text, &tokens) {
+            (PrefixSource::Disk, None)
+        } else {
+            let logits = self.decode_run(seq, 0, &tokens)?;
+            self.save_to_disk(seq, text, &tokens);
+            (PrefixSource::Decoded, logits)
+        };
         if keep {
             let state = self
                 .ctx
@@ -492,7 +498,68 @@ impl<'m> Core<'m> {
                 .map_err(|e| failed("taking the prompt snapshot", e))?;
             self.prefix = Some(PrefixSnapshot { text: text.to_string(), tokens: tokens.clone(), state });
         }
-        Ok(Prefix { tokens, reused: false, logits })
+        Ok(Prefix { tokens, source, logits })
+    }
+
+    /// [`Self::begin`] with the MTP head: its own cache and carried hidden state are not in a
+    /// snapshot, so the prefix is decoded through both.
+    fn begin_mtp(&mut self, seq: usize, text: &str) -> Result<Prefix, GenerateError> {
+        if let Context::Mtp(m) = &mut self.ctx {
+            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
+        }
+        let tokens = self.model.tokenize(text, true);
+        let logits = self.decode_run(seq, 0, &tokens)?;
+        if let Context::Mtp(m) = &mut self.ctx {
+            m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
+        }
+        Ok(Prefix { tokens, source: PrefixSource::Decoded, logits })
+    }
+
+    /// Restores sequence `seq` (empty) to the state saved on disk after `text` (`tokens`);
+    /// false when there is no such file, or it was refused (noted, and the sequence left empty).
+    fn restore_from_disk(&mut self, seq: usize, text: &str, tokens: &[LlamaToken]) -> bool {
+        let Some(disk) = self.disk.as_mut() else { return false };
+        let ids: Vec<i32> = tokens.iter().map(|t| t.0).collect();
+        let Some(loaded) = disk.load(text, &ids) else { return false };
+        // SAFETY: the bytes are a state llama.cpp handed out (`save_to_disk`) for this model
+        // file, these context settings and this build (the key), unchanged since (the
+        // checksum); llama.cpp's reader also checks every read against the buffer's length.
+        let ok = unsafe {
+            self.ctx.get_mut().state_seq_set_data_ext(loaded.state(), seq as i32, LlamaStateSeqFlags::empty())
+        };
+        if !ok {
+            disk.rejected(loaded.path);
+            self.clear(seq);
+        }
+        ok
+    }
+
+    /// Writes sequence `seq`'s state, just after decoding `text` (`tokens`), to the disk cache
+    /// (a failure is noted).
+    fn save_to_disk(&mut self, seq: usize, text: &str, tokens: &[LlamaToken]) {
+        if self.disk.is_none() {
+            return;
+        }
+        let ctx = self.ctx.get();
+        let flags = LlamaStateSeqFlags::empty();
+        let size = ctx.state_seq_get_size_ext(seq as i32, flags);
+        let mut state = vec![0u8; size];
+        // SAFETY: `state` has the room llama.cpp just said the sequence's state takes, and
+        // nothing runs on the context in between.
+        let n = unsafe { ctx.state_seq_get_data_ext(state.as_mut_ptr(), seq as i32, flags) };
+        let ids: Vec<i32> = tokens.iter().map(|t| t.0).collect();
+        if let Some(disk) = self.disk.as_mut() {
+            if n == size {
+                disk.save(text, &ids, &state);
+            } else {
+                disk.unsaved(text, format!("llama.cpp handed over {n} bytes of a {size}-byte state"));
+            }
+        }
+    }
+
+    /// What the prompt cache on disk could not do since the last call.
+    pub(crate) fn take_prompt_cache_notes(&mut self) -> Vec<PromptCacheError> {
+        self.disk.as_mut().map(DiskCache::take_notes).unwrap_or_default()
     }
 
     /// Size in bytes of the prefix snapshot, if one was taken.

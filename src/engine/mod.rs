@@ -20,6 +20,7 @@
 //! - `batched`: several conversations in one context ([`BatchedEngine`]), decoded in shared
 //!   batches by a scheduler;
 //! - `scored`: teacher forcing, the logits along known text ([`Engine::decode_scored`]);
+//! - [`prompt_cache`]: the system turn's state on disk, restored by later processes;
 //! - `replay`: known text decoded as if generated, and outside drafts (what benchmarks measure
 //!   speculation with);
 //! - `model`, `kernels`, `threads`: loading a GGUF file, which CPU kernels run, thread defaults.
@@ -29,6 +30,7 @@ mod core;
 mod draft;
 mod kernels;
 mod model;
+pub mod prompt_cache;
 mod replay;
 mod scored;
 mod sequence;
@@ -159,6 +161,10 @@ pub struct EngineOptions {
     pub speculate: Speculate,
     /// Longest draft one verify step checks.
     pub max_draft: usize,
+    /// The folder of the prompt cache on disk ([`prompt_cache`]): the system turn's state is
+    /// restored from a file there instead of decoded, and saved there after it was decoded;
+    /// `None` for no cache on disk. Not used while the MTP head drafts.
+    pub prompt_cache: Option<PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -173,6 +179,7 @@ impl Default for EngineOptions {
             keep_prefix: true,
             speculate: Speculate::Auto,
             max_draft: defaults::MAX_DRAFT_TOKENS,
+            prompt_cache: None,
         }
     }
 }
@@ -275,6 +282,12 @@ impl<'m> Engine<'m> {
     /// Size in bytes of the prefix snapshot, if one was taken.
     pub fn prefix_snapshot_bytes(&self) -> Option<usize> {
         self.core.prefix_snapshot_bytes()
+    }
+
+    /// What the prompt cache on disk could not do since the last call (a file refused, or not
+    /// written); each time the prompt was decoded instead.
+    pub fn take_prompt_cache_notes(&mut self) -> Vec<prompt_cache::PromptCacheError> {
+        self.core.take_prompt_cache_notes()
     }
 
     /// Decodes the pending `token` (sampled, not decoded yet): alone, or followed by a draft of

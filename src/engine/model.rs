@@ -160,6 +160,11 @@ impl Model {
         self.tiled_weights
     }
 
+    /// Layers offloaded to a GPU (0: the model runs on the CPU).
+    pub fn gpu_layers(&self) -> u32 {
+        self.gpu_layers
+    }
+
     /// Whether any layer runs on a GPU.
     pub fn on_gpu(&self) -> bool {
         self.gpu_layers > 0

@@ -15,7 +15,7 @@ use llama_cpp_2::token::LlamaToken;
 
 use super::core::{Checked, Core};
 use super::draft::Drafting;
-use crate::generate::{Counters, GenerateError};
+use crate::generate::{Counters, GenerateError, PrefixSource};
 use crate::speculate::Drafter;
 
 /// A draft and who proposed it.
@@ -67,7 +67,7 @@ impl<'a> Sequence<'a> {
     }
 
     /// Starts a conversation with `prefix`, sampled with `seed`: restored from the core's
-    /// snapshot or decoded (and snapshotted when `keep`). Returns the output index of the
+    /// snapshot or the prompt cache on disk, or decoded (and snapshotted when `keep`). Returns the output index of the
     /// prefix's last logits when it was decoded; a restored snapshot holds none.
     pub(super) fn begin(
         &mut self,
@@ -80,12 +80,13 @@ impl<'a> Sequence<'a> {
         self.sampler = core.sampler(seed);
         let started = Instant::now();
         let p = core.begin(self.id, prefix, keep)?;
-        if p.reused {
-            self.counters.reused_tokens = p.tokens.len();
-        } else {
+        if p.source == PrefixSource::Decoded {
             self.counters.decoded_tokens = p.tokens.len();
             self.counters.prefill_seconds = started.elapsed().as_secs_f64();
+        } else {
+            self.counters.reused_tokens = p.tokens.len();
         }
+        self.counters.prefix_source = Some(p.source);
         self.tokens = p.tokens;
         self.counters.context_tokens = self.tokens.len();
         Ok(p.logits)

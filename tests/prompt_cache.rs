@@ -1,0 +1,187 @@
+//! The prompt cache on disk, end to end: real `sqale ask` processes on the real SmolLM2 GGUF
+//! and a real SQLite file, each with its own cache folder (`XDG_CACHE_HOME`). SmolLM2 is steered
+//! by `tests/fixtures/copy_prompt.py` into submitting the query the question gives, so every
+//! episode ends by `submit_sql`.
+//!
+//! - A second process restores the system prompt from the file the first wrote, and plays the
+//!   same episode for the seed (speculative decoding with prompt lookup included, where this
+//!   build's kernels let `auto` draft).
+//! - A damaged, foreign or stale file is refused with a message naming what is wrong; the
+//!   episode runs as if there were no file, and the file is written again.
+//! - `info --model` lists the file and its size; `prompt-cache clear` removes it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+const SQL: &str = "SELECT COUNT(*) FROM customers";
+
+/// A temporary cache root, database and model path for one test.
+struct Setup {
+    dir: tempfile::TempDir,
+    db: PathBuf,
+    model: PathBuf,
+}
+
+impl Setup {
+    fn new(model: Option<PathBuf>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("demo.sqlite");
+        std::fs::copy(common::demo_db(), &db).unwrap();
+        Setup { model: model.unwrap_or_else(common::test_model), dir, db }
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("xdg/sqale/prompt-cache")
+    }
+
+    fn sqale(&self, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_sqale"))
+            .env("XDG_CACHE_HOME", self.dir.path().join("xdg"))
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// One `ask --json` episode (seed 7) with `extra` flags: the episode and the stderr.
+    fn ask(&self, extra: &[&str]) -> (Value, String) {
+        let prompt = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py");
+        let question = serde_json::json!({"tool": "submit_sql", "args": {"sql": SQL}}).to_string();
+        let (model, db) = (self.model.to_str().unwrap(), self.db.to_str().unwrap());
+        let mut args = vec!["ask", "--json", "--seed", "7", "--ctx", "2048", "--max-episode-tokens", "900"];
+        args.extend(["--prompt-from", prompt, "--model", model, "--db", db]);
+        args.extend(extra);
+        args.push(&question);
+        let out = self.sqale(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        (v["episode"].clone(), stderr)
+    }
+
+    fn cache_files(&self) -> Vec<PathBuf> {
+        match std::fs::read_dir(self.cache_dir()) {
+            Ok(d) => d.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// What must be the same in two plays of one seed: every turn's text and token count, and the
+/// answer.
+fn played(ep: &Value) -> Value {
+    let turns: Vec<Value> = ep["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| serde_json::json!([t["completion"], t["tokens"], t["finish"]]))
+        .collect();
+    serde_json::json!({"turns": turns, "sql": ep["sql"], "ended_by": ep["ended_by"], "context": ep["tokens"]["context_tokens"]})
+}
+
+fn source(ep: &Value) -> &str {
+    ep["tokens"]["prefix_source"].as_str().unwrap_or("none")
+}
+
+#[test]
+fn a_second_process_restores_the_prompt_from_disk_and_plays_the_same_episode() {
+    let _g = common::one_at_a_time();
+    let s = Setup::new(None);
+    let before = common::sha256(&s.db);
+    let (first, err) = s.ask(&[]);
+    assert_eq!(source(&first), "decoded", "{err}");
+    assert_eq!(first["ended_by"], "submit_sql", "{first}");
+    assert_eq!(first["sql"], SQL);
+    let prompt_tokens = first["tokens"]["decoded_tokens"].as_u64().unwrap();
+    assert!(first["first_token_seconds"].as_f64().is_some_and(|t| t > 0.0 && t <= first["seconds"].as_f64().unwrap()));
+    let files = s.cache_files();
+    assert_eq!(files.len(), 1, "one file written: {files:?}");
+
+    let (second, err) = s.ask(&[]);
+    assert_eq!(source(&second), "disk", "{err}");
+    assert!(!err.contains("prompt cache"), "no note: {err}");
+    let reused = second["tokens"]["reused_tokens"].as_u64().unwrap();
+    assert!(reused > 0 && reused < prompt_tokens, "the system turn ({reused} tokens) reused");
+    assert_eq!(
+        second["tokens"]["decoded_tokens"].as_u64().unwrap() + reused,
+        second["tokens"]["context_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(played(&second), played(&first), "the same episode for the same seed");
+
+    let (off, _) = s.ask(&["--no-prompt-cache"]);
+    assert_eq!(source(&off), "decoded");
+    assert_eq!(played(&off), played(&first));
+    assert_eq!(common::sha256(&s.db), before, "the database is never changed");
+
+    let out = s.sqale(&["info", "--json", "--model", s.model.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = info["prompt_cache"]["files"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{info}");
+    assert_eq!(listed[0]["bytes"].as_u64(), Some(std::fs::metadata(&files[0]).unwrap().len()));
+    assert_eq!(listed[0]["tokens"].as_u64(), Some(reused));
+    assert_eq!(listed[0]["stale"], false);
+
+    let out = s.sqale(&["prompt-cache", "clear", "--json"]);
+    let cleared: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cleared["files"], 1, "{cleared}");
+    assert!(s.cache_files().is_empty());
+}
+
+/// Overwrites the single cache file with `f` of its bytes.
+fn spoil(s: &Setup, f: impl Fn(&mut Vec<u8>)) {
+    let files = s.cache_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    f(&mut bytes);
+    std::fs::write(&files[0], bytes).unwrap();
+}
+
+/// Runs an episode that must refuse the file with `message`, decode the prompt and play the
+/// `reference` episode; then one that restores the file written again.
+fn refused_then_rewritten(s: &Setup, reference: &Value, message: &str) {
+    let (ep, err) = s.ask(&[]);
+    assert!(err.contains("not used: ") && err.contains(message), "{message:?} in: {err}");
+    assert!(err.contains("the prompt was decoded instead"), "{err}");
+    assert_eq!(source(&ep), "decoded");
+    assert_eq!(played(&ep), played(reference));
+    let (again, err) = s.ask(&[]);
+    assert_eq!(source(&again), "disk", "written again: {err}");
+    assert_eq!(played(&again), played(reference));
+}
+
+#[test]
+fn a_damaged_foreign_or_stale_file_is_refused_with_a_message_and_the_episode_runs() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    // A copy of the model, whose modification time the test changes.
+    let model = dir.path().join("model.gguf");
+    std::fs::copy(common::test_model(), &model).unwrap();
+    let s = Setup::new(Some(model.clone()));
+    let (reference, _) = s.ask(&[]);
+    assert_eq!(reference["ended_by"], "submit_sql");
+
+    spoil(&s, |b| {
+        let mid = b.len() / 2;
+        b[mid] ^= 0x40;
+    });
+    refused_then_rewritten(&s, &reference, "it is damaged or truncated");
+
+    spoil(&s, |b| b.truncate(b.len() - 1000));
+    refused_then_rewritten(&s, &reference, "it is damaged or truncated");
+
+    spoil(&s, |b| *b = b"GGUF, not a prompt cache".to_vec());
+    refused_then_rewritten(&s, &reference, "it is not a sqale prompt cache file");
+
+    let file = std::fs::File::options().write(true).open(&model).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600)).unwrap();
+    drop(file);
+    let out = s.sqale(&["info", "--json", "--model", model.to_str().unwrap()]);
+    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["prompt_cache"]["files"][0]["stale"], true, "{info}");
+    refused_then_rewritten(&s, &reference, "it is stale: the model file changed");
+    assert_eq!(s.cache_files().len(), 1, "the stale file was replaced, not left beside the new one");
+}
