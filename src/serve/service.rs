@@ -28,10 +28,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use super::databases::Database;
-use super::events::{preview, Answer, EpisodeEvent, EventMapper};
+use super::events::{Answer, EpisodeEvent, EventMapper};
 use super::health::{EngineFailure, Health};
 use super::metrics::{Failure, Metrics, Refusal};
 use crate::agent::{Agent, AgentError, Settings};
+use crate::answer::decimal;
 use crate::engine::{BatchedEngine, SequenceGenerator};
 use crate::engine::{EngineError, EngineOptions, Model, ModelOptions};
 use crate::generate::GenerateError;
@@ -71,11 +72,6 @@ pub struct ServiceInfo {
     pub top_p: f64,
     /// Top-k sampling.
     pub top_k: i32,
-}
-
-/// `x` as the decimal it was written as (0.6, not 0.6000000238418579).
-fn decimal(x: f32) -> f64 {
-    x.to_string().parse().unwrap_or(f64::from(x))
 }
 
 /// One question for the service.
@@ -587,22 +583,20 @@ fn run_job(
             metrics.episode(&episode);
             // Clients know the database by its name, never by its file.
             episode.db = req.db.name.clone();
-            let (rows, rows_error) = match episode.sql.as_deref().map(|sql| preview(&req.db.path, sql, &base.limits)) {
-                None => (None, None),
-                Some(Ok(r)) => (Some(r), None),
-                Some(Err(e)) => (None, Some(e)),
-            };
-            Ok(Box::new(Answer {
+            let mut answer = Answer {
                 model: info.model.clone(),
+                servers: None,
                 ctx: info.ctx,
                 temperature: info.temperature,
                 top_p: info.top_p,
                 top_k: info.top_k,
                 db: req.db.name.clone(),
                 episode,
-                rows,
-                rows_error,
-            }))
+                rows: None,
+                rows_error: None,
+            };
+            answer.read_rows(&req.db.path, &base.limits);
+            Ok(Box::new(answer))
         }
         Err(AgentError::Generate(GenerateError::Cancelled)) if timed_out.load(Ordering::Relaxed) => {
             metrics.failed(Failure::TimedOut);
