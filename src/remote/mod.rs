@@ -12,6 +12,8 @@ pub mod pool;
 pub mod server;
 pub mod tokenizer;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, TurnCache};
@@ -30,6 +32,8 @@ pub struct RemoteGenerator<'p> {
     requests: u32,
     counters: Counters,
     last_cache: Option<TurnCache>,
+    /// Set by [`RemoteGenerator::set_cancel`].
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl<'p> RemoteGenerator<'p> {
@@ -44,6 +48,21 @@ impl<'p> RemoteGenerator<'p> {
             requests: 0,
             counters: Counters::default(),
             last_cache: None,
+            cancel: None,
+        }
+    }
+
+    /// Makes the conversation cancellable, until called again with `None`: while `cancel` is
+    /// true, every [`Generator`] call fails with [`GenerateError::Cancelled`] before it sends
+    /// anything (a request already sent is waited for).
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
+    }
+
+    fn cancelled(&self) -> Result<(), GenerateError> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
+            _ => Ok(()),
         }
     }
 
@@ -85,6 +104,7 @@ fn request_seed(seed: u32, n: u32) -> u32 {
 
 impl Generator for RemoteGenerator<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.cancelled()?;
         self.ids = self.tokenize(prefix, true)?;
         self.seed = seed;
         self.requests = 0;
@@ -95,6 +115,7 @@ impl Generator for RemoteGenerator<'_> {
     }
 
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.cancelled()?;
         let more = self.tokenize(text, self.ids.is_empty())?;
         let needed = self.ids.len() + more.len();
         if needed > max_tokens {
@@ -109,6 +130,7 @@ impl Generator for RemoteGenerator<'_> {
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
+        self.cancelled()?;
         let started = Instant::now();
         // The server needs room for the tokens asked for.
         let max_tokens = max_tokens.min(self.pool.context().saturating_sub(self.ids.len()));
