@@ -46,9 +46,9 @@ impl Answer {
         };
     }
 
-    /// Whether the episode submitted an answer.
-    pub fn answered(&self) -> bool {
-        self.episode.sql.is_some()
+    /// Whether there is an answer to show: a query was submitted and its rows were read.
+    pub fn has_rows(&self) -> bool {
+        self.rows.is_some()
     }
 }
 

@@ -99,6 +99,11 @@ fn ask_prints_the_rows_in_each_format_and_exits_by_whether_it_answered() {
     let o = ask_within(dir.path(), 140).arg("--db").arg(&db).arg(submit(BOOKS)).output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stdout).starts_with("(no answer: the episode ended by token_budget"), "{}", text(&o.stdout));
+    // An answer whose query does not run: said instead of the rows, and exit 1 too.
+    let o = ask(dir.path()).arg("--db").arg(&db).arg(submit("SELECT isbn FROM books")).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("ended_by: submit_sql"), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("the answer's rows could not be read: no such column"), "{}", text(&o.stdout));
     assert_eq!(common::sha256(&db), before, "the database is never changed");
 }
 

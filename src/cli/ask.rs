@@ -30,8 +30,8 @@ Without a question, on a terminal: a session that keeps the model loaded (/help 
 Ctrl-C stops the running episode, Ctrl-D quits). With standard input not a terminal: one question a
 line, one answer each (JSON Lines with --json).
 
-Exit status: 0 the episode answered (SQL submitted), 1 it ended without an answer (a session: some
-question did), 2 an error.")]
+Exit status: 0 the episode answered (a query was submitted and its rows read), 1 it ended without
+an answer or its query does not run (standard input: some question's), 2 an error.")]
 pub struct AskArgs {
     #[command(flatten)]
     model: ModelArgs,
@@ -122,14 +122,14 @@ fn drive<G: sqale::generate::Generator>(
         Some(q) => {
             let answer = asker.ask(&q, &options)?;
             output::print(&answer, &options, output::Mode::Person)?;
-            Ok(exit_code(answer.answered()))
+            Ok(exit_code(answer.has_rows()))
         }
         None if std::io::stdin().is_terminal() => session::interactive(&mut asker, &mut options),
         None => session::lines(&mut asker, &mut options),
     }
 }
 
-/// 0 when answered, 1 when not (errors are 2, from `main`).
+/// 0 when answered (its rows read), 1 when not (errors are 2, from `main`).
 fn exit_code(answered: bool) -> ExitCode {
     if answered {
         ExitCode::SUCCESS

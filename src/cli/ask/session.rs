@@ -109,7 +109,7 @@ fn step<G: Generator>(asker: &mut Asker<G>, options: &mut Options, line: &str, m
 fn ask<G: Generator>(asker: &mut Asker<G>, options: &Options, question: &str, mode: Mode) -> Step {
     match asker.ask(question, options) {
         Ok(answer) => match output::print(&answer, options, mode) {
-            Ok(()) => Step::Answered(answer.answered()),
+            Ok(()) => Step::Answered(answer.has_rows()),
             Err(e) => failed(options, mode, question, &error_text(&e)),
         },
         Err(AgentError::Generate(GenerateError::Cancelled)) => {
