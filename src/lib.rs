@@ -10,6 +10,7 @@
 //! - [`protocol`] and [`prompt`]: reading tool calls, writing the turns the model reads;
 //! - [`speculate`]: drafters and the draft-length planner for speculative decoding;
 //! - [`agent`]: the episode state machine that ties them together;
+//! - [`answer`]: an episode's answer and its first rows (what `ask` prints, the service returns);
 //! - [`remote`]: the same generation trait on an inference server (vLLM, llama-server);
 //! - [`pull`]: the model registry, downloads through hf-hub, conversion into the cache;
 //! - [`pack`]: one verified archive of a model (and a binary) for an air-gapped site;
@@ -39,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod answer;
 pub mod bench;
 pub mod cache;
 pub mod cpu;

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     }
     let args = cli::Cli::parse();
     match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", cli::error_text(&e));
             ExitCode::from(2)

@@ -121,8 +121,10 @@ fn ask_json_reports_the_whole_episode() {
         .arg("How many customers placed more than three orders in 2024?")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    // Exit 0 when the answer has rows to show, 1 when there is none (SmolLM2 rarely answers).
+    let code = if v["rows"].is_null() { 1 } else { 0 };
+    assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stderr));
     let ep = &v["episode"];
     assert_eq!(ep["question"], "How many customers placed more than three orders in 2024?");
     assert!(ep["ended_by"].is_string());

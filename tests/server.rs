@@ -23,9 +23,12 @@ fn sqale(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sqale")).args(args).env_remove("SQALE_API_KEY").output().expect("run sqale")
 }
 
+/// `sqale ask --json`'s answer; its exit status says whether it has rows to show (0) or not (1).
 fn json_of(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "sqale failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {stderr}"));
+    assert_eq!(out.status.code(), Some(if v["rows"].is_null() { 1 } else { 0 }), "{stderr}");
+    v
 }
 
 const QUESTION: &str = "Which supplier shipped the most back-ordered items?";
@@ -209,7 +212,7 @@ fn a_server_with_an_api_key_needs_it() {
     let _g = common::one_at_a_time();
     let server = LlamaServer::start(&common::test_model(), 1, 4096, Some("sekret-key"));
     let out = sqale(&["ask", "--server", &server.url, "--max-episode-tokens", "700", "--json", QUESTION]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "an error, not an episode without an answer");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unauthorized") && err.contains("SQALE_API_KEY"), "{err}");
     let dir = tempfile::tempdir().unwrap();

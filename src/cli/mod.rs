@@ -16,6 +16,7 @@ mod tools;
 mod trace;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use args::{EngineArgs, ModelArgs, ServerArgs};
 use clap::{Parser, Subcommand};
@@ -65,14 +66,14 @@ enum Command {
     Mcp(Box<mcp::McpArgs>),
 }
 
-/// Runs a parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs a parsed command line: its exit status, or the error (`ask` tells an answer from none).
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     dispatch(cli).map_err(errors::with_flag_hint)
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Ask(a) => ask::run(a),
+fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let done = match cli.command {
+        Command::Ask(a) => return ask::run(a),
         Command::Tools(a) => tools::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Convert(a) => convert::convert(a),
@@ -86,7 +87,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(a) => eval::run(*a),
         Command::Serve(a) => serve::serve(*a),
         Command::Mcp(a) => mcp::mcp(*a),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }
 
 /// The database to use: the given one, or the demo database.

@@ -37,6 +37,8 @@ mod sequence;
 mod threads;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
@@ -226,13 +228,30 @@ pub struct Engine<'m> {
     logits_index: Option<i32>,
     /// `(start, len)` of each generated span of the sequence's tokens.
     spans: Vec<(usize, usize)>,
+    /// Set by [`Engine::set_cancel`]: once it is true, calls fail with `Cancelled`.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl<'m> Engine<'m> {
     /// Creates a context over `model`.
     pub fn new(model: &'m Model, options: EngineOptions) -> Result<Self, EngineError> {
         let core = Core::new(model, options, 1)?;
-        Ok(Engine { seq: Sequence::new(&core, SEQ), core, logits_index: None, spans: Vec::new() })
+        Ok(Engine { seq: Sequence::new(&core, SEQ), core, logits_index: None, spans: Vec::new(), cancel: None })
+    }
+
+    /// Makes the conversation cancellable, until called again with `None`: while `cancel` is
+    /// true, every [`Generator`] call fails with [`GenerateError::Cancelled`], and a completion
+    /// under way stops before its next decode step (the tokens it kept stay in the sequence;
+    /// the next [`Generator::begin`] starts afresh).
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
+    }
+
+    fn cancelled(&self) -> Result<(), GenerateError> {
+        match &self.cancel {
+            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
+            _ => Ok(()),
+        }
     }
 
     /// The model.
@@ -343,6 +362,7 @@ impl<'m> Engine<'m> {
 
 impl Generator for Engine<'_> {
     fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.cancelled()?;
         self.clear();
         let keep = self.core.options().keep_prefix;
         // A restored snapshot holds no logits; the caller appends before sampling.
@@ -351,6 +371,7 @@ impl Generator for Engine<'_> {
     }
 
     fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.cancelled()?;
         let tokens = self.model().tokenize(text, self.seq.tokens.is_empty());
         check_budget(self.seq.tokens.len(), tokens.len(), max_tokens)?;
         self.decode(&tokens)
@@ -366,6 +387,7 @@ impl Generator for Engine<'_> {
         // A token already sampled from a verify batch, to be taken before sampling again.
         let mut next: Option<LlamaToken> = None;
         while generated < max_tokens {
+            self.cancelled()?;
             let token = match next.take() {
                 Some(t) => t,
                 None => self.sample_next()?,

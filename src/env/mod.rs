@@ -10,6 +10,7 @@ mod error;
 mod format;
 mod guard;
 mod limits;
+mod preview;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use serde_json::{Map, Value};
 
 pub use error::{EnvError, ToolError};
 pub use limits::Limits;
+pub use preview::{preview, PreviewError, RowsPreview};
 
 use crate::tools::{self, ArgKind, Tool};
 use format::TableText;

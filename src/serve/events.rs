@@ -1,4 +1,5 @@
-//! What a service tells its callers: the events of an episode as it happens, and the answer.
+//! What a service tells its callers: the events of an episode as it happens, and the answer
+//! ([`Answer`], shared with `sqale ask`).
 //!
 //! Events are owned and serialisable (the agent's [`Event`] borrows): one JSON object each,
 //! tagged by `type`, sent as server-sent events by the HTTP API and shown by the web page.
@@ -6,8 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::{Episode, Event};
-use crate::env::{Environment, Limits, Rows};
+use crate::agent::Event;
+pub use crate::answer::Answer;
 use crate::prompt::LimitReason;
 
 /// One thing that happened in an episode, for a live stream.
@@ -143,68 +144,6 @@ impl EventMapper {
     }
 }
 
-/// The first rows of an answer, as JSON values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RowsPreview {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Up to the limit's rows; text longer than a tool's cell limit is cut (with `…`).
-    pub rows: Vec<Vec<Value>>,
-    /// Whether the query returned more rows than shown.
-    pub truncated: bool,
-}
-
-/// Runs `sql` read-only on `db` under `limits` (its time limit, `max_rows`, cell length) and
-/// returns its first rows, or the error as text.
-pub fn preview(db: &std::path::Path, sql: &str, limits: &Limits) -> Result<RowsPreview, String> {
-    let mut env = Environment::with_limits(db, limits.clone()).map_err(|e| e.to_string())?;
-    let (rows, truncated) = env.first_rows(sql, limits.max_rows).map_err(|e| e.to_string())?;
-    Ok(to_json(rows, truncated, limits.max_cell_chars))
-}
-
-fn to_json(rows: Rows, truncated: bool, max_cell_chars: usize) -> RowsPreview {
-    use rusqlite::types::Value as V;
-    let cell = |v: V| match v {
-        V::Null => Value::Null,
-        V::Integer(i) => Value::from(i),
-        V::Real(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or_else(|| Value::from(f.to_string())),
-        V::Text(s) if s.chars().count() > max_cell_chars => {
-            Value::from(format!("{}…", s.chars().take(max_cell_chars).collect::<String>()))
-        }
-        V::Text(s) => Value::from(s),
-        V::Blob(b) => Value::from(format!("<blob, {} bytes>", b.len())),
-    };
-    RowsPreview {
-        columns: rows.columns,
-        rows: rows.rows.into_iter().map(|r| r.into_iter().map(cell).collect()).collect(),
-        truncated,
-    }
-}
-
-/// What a service answers: what `sqale ask` prints as JSON, plus the answer's first rows.
-#[derive(Debug, Clone, Serialize)]
-pub struct Answer {
-    /// The model file.
-    pub model: String,
-    /// Context tokens of one sequence.
-    pub ctx: usize,
-    /// Sampling temperature.
-    pub temperature: f64,
-    /// Nucleus sampling.
-    pub top_p: f64,
-    /// Top-k sampling.
-    pub top_k: i32,
-    /// The database's name.
-    pub db: String,
-    /// The whole episode (its `db` is the name, not the file).
-    pub episode: Episode,
-    /// The answer's first rows, when there is an answer and it ran.
-    pub rows: Option<RowsPreview>,
-    /// Why the answer's rows could not be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rows_error: Option<String>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,27 +194,5 @@ mod tests {
         for e in events {
             assert_eq!(serde_json::to_value(&e).unwrap()["type"], e.kind());
         }
-    }
-
-    #[test]
-    fn previews_are_bounded_and_read_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.sqlite");
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("CREATE TABLE t(x, y); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 50) INSERT INTO t SELECT i, printf('%.300c', 'a') FROM n;").unwrap();
-        drop(c);
-        let before = std::fs::read(&path).unwrap();
-        let limits = Limits { max_rows: 3, max_cell_chars: 10, ..Limits::default() };
-        let p = preview(&path, "SELECT x, y, NULL, 1.5 FROM t ORDER BY x", &limits).unwrap();
-        assert_eq!(p.rows.len(), 3);
-        assert!(p.truncated);
-        assert_eq!(p.rows[0][0], Value::from(1));
-        assert_eq!(p.rows[0][1], Value::from(format!("{}…", "a".repeat(10))));
-        assert_eq!(p.rows[0][2], Value::Null);
-        let all = preview(&path, "SELECT count(*) FROM t", &limits).unwrap();
-        assert!(!all.truncated);
-        assert_eq!(all.rows, [[Value::from(50)]]);
-        assert!(preview(&path, "DELETE FROM t", &limits).unwrap_err().contains("read"), "writes are refused");
-        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 }

@@ -88,11 +88,6 @@ pub struct ServiceInfo {
     pub engine: String,
 }
 
-/// `x` as the decimal it was written as (0.6, not 0.6000000238418579).
-fn decimal(x: f32) -> f64 {
-    x.to_string().parse().unwrap_or(f64::from(x))
-}
-
 /// One question for the service.
 #[derive(Debug, Clone)]
 pub struct Request {

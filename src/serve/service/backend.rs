@@ -10,7 +10,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::job::run_job;
-use super::{decimal, Job, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
+use super::{Job, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
+use crate::answer::decimal;
 use crate::engine::{BatchedEngine, EngineError, EngineOptions, Model, ModelOptions, SequenceGenerator};
 use crate::remote::{Pool, RemoteGenerator, Sampling};
 

@@ -13,7 +13,7 @@ use crate::agent::{Agent, AgentError, Episode, Settings};
 use crate::engine::SequenceGenerator;
 use crate::generate::{GenerateError, Generator};
 use crate::remote::RemoteGenerator;
-use crate::serve::events::{preview, EpisodeEvent, EventMapper};
+use crate::serve::events::{EpisodeEvent, EventMapper};
 use crate::serve::metrics::{Failure, Refusal};
 
 /// What a worker's generator must do besides generating.
@@ -132,22 +132,20 @@ fn answer(job: &Job, mut episode: Episode, shared: &Shared, info: &ServiceInfo, 
     let req = &job.request;
     // Clients know the database by its name, never by its file.
     episode.db = req.db.name.clone();
-    let (rows, rows_error) = match episode.sql.as_deref().map(|sql| preview(&req.db.path, sql, &base.limits)) {
-        None => (None, None),
-        Some(Ok(r)) => (Some(r), None),
-        Some(Err(e)) => (None, Some(e)),
-    };
-    Box::new(Answer {
+    let mut answer = Answer {
         model: info.model.clone(),
+        servers: None,
         ctx: info.ctx,
         temperature: info.temperature,
         top_p: info.top_p,
         top_k: info.top_k,
         db: req.db.name.clone(),
         episode,
-        rows,
-        rows_error,
-    })
+        rows: None,
+        rows_error: None,
+    };
+    answer.read_rows(&req.db.path, &base.limits);
+    Box::new(answer)
 }
 
 /// What the caller is told of an episode that failed, counted.
