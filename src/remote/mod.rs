@@ -82,6 +82,14 @@ impl<'p> RemoteGenerator<'p> {
     }
 }
 
+impl Drop for RemoteGenerator<'_> {
+    fn drop(&mut self) {
+        if let Some(i) = self.server.take() {
+            self.pool.release(i);
+        }
+    }
+}
+
 /// A remote failure as a generation error (its source is the [`RemoteError`], so a caller can
 /// tell a wrong API key from a server that went away).
 pub fn remote_failed(e: RemoteError) -> GenerateError {
@@ -111,7 +119,10 @@ impl Generator for RemoteGenerator<'_> {
         self.requests = 0;
         self.last_cache = None;
         self.counters = Counters { context_tokens: self.ids.len(), ..Counters::default() };
-        self.server = self.pool.pick();
+        if let Some(old) = self.server.take() {
+            self.pool.release(old);
+        }
+        self.server = self.pool.claim();
         Ok(())
     }
 
@@ -151,9 +162,16 @@ impl Generator for RemoteGenerator<'_> {
             }
             e => remote_failed(e),
         })?;
+        if self.server != Some(server) {
+            // It moved: its conversation's cache now lives on `server`.
+            if let Some(old) = self.server.take() {
+                self.pool.release(old);
+            }
+            self.pool.hold(server);
+            self.server = Some(server);
+        }
         // A cancel that came while the server generated: its answer is dropped.
         self.cancelled()?;
-        self.server = Some(server);
         self.requests += 1;
         let n = reply.tokens.len().min(max_tokens);
         let prompt_len = self.ids.len();

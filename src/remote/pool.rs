@@ -133,6 +133,8 @@ struct Member {
     info: ServerInfo,
     dropped: AtomicBool,
     in_flight: AtomicUsize,
+    /// Conversations whose prefix cache lives here ([`Pool::claim`]).
+    episodes: AtomicUsize,
     stats: Stats,
     /// Why it was last dropped.
     last_error: Mutex<Option<String>>,
@@ -145,6 +147,7 @@ impl Member {
             info,
             dropped: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
+            episodes: AtomicUsize::new(0),
             stats: Stats::default(),
             last_error: Mutex::new(None),
         }
@@ -312,18 +315,44 @@ impl Pool {
         self.with_server(None, |s| s.prompt_logprobs(prompt, k, &self.model)).map(|(v, _)| v)
     }
 
-    /// The least loaded live server, by requests in flight per slot.
+    /// The least loaded live server: conversations kept there ([`Self::claim`]) plus requests in
+    /// flight, per slot.
     pub fn pick(&self) -> Option<usize> {
         self.members
             .iter()
             .enumerate()
             .filter(|(_, m)| !m.dropped.load(Ordering::SeqCst))
             .min_by(|(_, a), (_, b)| {
-                let load =
-                    |m: &Member| m.in_flight.load(Ordering::SeqCst) as f64 / m.info.slots.unwrap_or(1).max(1) as f64;
+                let load = |m: &Member| {
+                    let busy = m.episodes.load(Ordering::SeqCst) + m.in_flight.load(Ordering::SeqCst);
+                    busy as f64 / m.info.slots.unwrap_or(1).max(1) as f64
+                };
                 load(a).total_cmp(&load(b))
             })
             .map(|(i, _)| i)
+    }
+
+    /// Picks a server for a new conversation ([`Self::pick`]) and counts the conversation
+    /// there, so that conversations that begin at once spread over the servers. Give it back
+    /// with [`Self::release`].
+    pub fn claim(&self) -> Option<usize> {
+        let i = self.pick()?;
+        self.members[i].episodes.fetch_add(1, Ordering::SeqCst);
+        Some(i)
+    }
+
+    /// Counts a conversation on server `i` (one that moved there after its server failed).
+    pub fn hold(&self, i: usize) {
+        if let Some(m) = self.members.get(i) {
+            m.episodes.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The conversation counted on server `i` ended or moved.
+    pub fn release(&self, i: usize) {
+        if let Some(m) = self.members.get(i) {
+            let _ = m.episodes.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        }
     }
 
     /// Runs `f` on a server: retried with backoff while its errors are transient (a 503 waits
