@@ -177,7 +177,7 @@ impl<'m> Core<'m> {
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
         let dir = options.prompt_cache.clone().filter(|_| !mtp);
-        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots));
+        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;
             let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };

@@ -77,6 +77,9 @@ pub struct CacheKey {
     pub mtp_head: bool,
     /// Recurrent-state snapshots per sequence (for rolling back drafts on hybrid models).
     pub recurrent_snapshots: u32,
+    /// Threads that decoded it: how llama.cpp splits work may round differently with another
+    /// count, and a restored state must be the one this process would decode.
+    pub threads: u32,
     /// Whether llama.cpp's tiled K-quant kernel runs.
     pub tiled_kernel: bool,
     /// The llama.cpp sqale is built with.
@@ -101,7 +104,8 @@ impl CacheKey {
             self.kv_type,
             self.gpu_layers,
             self.mtp_head,
-            self.recurrent_snapshots
+            self.recurrent_snapshots,
+            self.threads
         ]);
         let digest = Sha256::digest(slot.to_string());
         format!("{}.bin", hex(&digest[..16]))
@@ -133,6 +137,7 @@ pub(super) fn sample() -> CacheKey {
         gpu_layers: 0,
         mtp_head: false,
         recurrent_snapshots: 0,
+        threads: 2,
         tiled_kernel: true,
         llama_cpp: "llama-cpp-sys-2 0".into(),
         cpu_kernels: "AVX2".into(),

@@ -39,9 +39,16 @@ pub(super) fn absolute(path: &Path) -> String {
 
 impl DiskCache {
     /// The cache in `dir` for a context over `model` that decodes `batch` tokens at a time,
-    /// `ctx` per sequence, with `recurrent_snapshots` snapshots of recurrent state. An
-    /// unreadable model file gives no cache.
-    pub(crate) fn new(dir: PathBuf, model: &Model, ctx: u32, batch: u32, recurrent_snapshots: u32) -> Option<Self> {
+    /// `ctx` per sequence, with `recurrent_snapshots` snapshots of recurrent state, on
+    /// `threads` threads. An unreadable model file gives no cache.
+    pub(crate) fn new(
+        dir: PathBuf,
+        model: &Model,
+        ctx: u32,
+        batch: u32,
+        recurrent_snapshots: u32,
+        threads: u32,
+    ) -> Option<Self> {
         let identity = ModelIdentity::of(model.path()).ok()?;
         let base = CacheKey {
             model_path: absolute(model.path()),
@@ -53,6 +60,7 @@ impl DiskCache {
             gpu_layers: model.gpu_layers(),
             mtp_head: model.has_mtp_head(),
             recurrent_snapshots,
+            threads,
             tiled_kernel: tiled_kernel_on(),
             llama_cpp: env!("SQALE_LLAMA_CPP").into(),
             cpu_kernels: cpu_kernels().join(","),
