@@ -18,7 +18,7 @@ def ask():
     out = subprocess.run([sqale, "ask", "--json", "--seed", "3", "--ctx", "2048", "--max-episode-tokens", budget,
                           "--model", model, *extra, q], env=env, capture_output=True, text=True)
     wall = time.monotonic() - t
-    assert out.returncode == 0, out.stderr
+    assert out.returncode in (0, 1), out.stderr  # 1: the episode gave no answer (sqale ask's exit status)
     ep = json.loads(out.stdout)["episode"]
     ttft = wall - ep["seconds"] + ep["first_token_seconds"]
     return dict(wall=wall, ttft=ttft, ep_ttft=ep["first_token_seconds"], src=ep["tokens"]["prefix_source"],
