@@ -92,7 +92,9 @@ fn remote(e: &anyhow::Error) -> Hint {
     use sqale::remote::RemoteError;
     match e.chain().find_map(|c| c.downcast_ref::<RemoteError>())? {
         RemoteError::Timeout { .. } => Some(hint("raise --server-timeout for a slow server")),
-        RemoteError::Unauthorized { .. } => Some(hint("set SQALE_API_KEY or --server-api-key-file to the server's key")),
+        RemoteError::Unauthorized { .. } => {
+            Some(hint("set SQALE_API_KEY or --server-api-key-file to the server's key"))
+        }
         _ => None,
     }
 }
