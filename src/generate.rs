@@ -121,6 +121,15 @@ pub enum GenerateError {
     },
 }
 
+/// [`GenerateError::Cancelled`] once the flag `cancel` is set (never without a flag): how every
+/// cancellable generator reads its flag.
+pub fn check_cancel(cancel: Option<&std::sync::atomic::AtomicBool>) -> Result<(), GenerateError> {
+    match cancel {
+        Some(c) if c.load(std::sync::atomic::Ordering::Relaxed) => Err(GenerateError::Cancelled),
+        _ => Ok(()),
+    }
+}
+
 /// A conversation as one growing token sequence.
 pub trait Generator {
     /// Starts a new conversation whose text begins with `prefix`. The same prefix is passed to

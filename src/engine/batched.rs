@@ -456,10 +456,7 @@ impl SequenceGenerator<'_> {
     }
 
     fn cancelled(&self) -> Result<(), GenerateError> {
-        match &self.live {
-            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
-            _ => Ok(()),
-        }
+        crate::generate::check_cancel(self.live.as_deref())
     }
 
     fn ask(&mut self, request: Request) -> Result<Reply, GenerateError> {

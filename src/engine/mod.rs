@@ -37,7 +37,7 @@ mod sequence;
 mod threads;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -248,10 +248,7 @@ impl<'m> Engine<'m> {
     }
 
     fn cancelled(&self) -> Result<(), GenerateError> {
-        match &self.cancel {
-            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
-            _ => Ok(()),
-        }
+        crate::generate::check_cancel(self.cancel.as_deref())
     }
 
     /// The model.

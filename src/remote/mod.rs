@@ -12,7 +12,7 @@ pub mod pool;
 pub mod server;
 pub mod tokenizer;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -61,10 +61,7 @@ impl<'p> RemoteGenerator<'p> {
     }
 
     fn cancelled(&self) -> Result<(), GenerateError> {
-        match &self.cancel {
-            Some(c) if c.load(Ordering::Relaxed) => Err(GenerateError::Cancelled),
-            _ => Ok(()),
-        }
+        crate::generate::check_cancel(self.cancel.as_deref())
     }
 
     /// The conversation's token ids.
