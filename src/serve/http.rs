@@ -24,7 +24,7 @@ use serde_json::json;
 use super::databases::{valid_name, Databases};
 use super::events::EpisodeEvent;
 use super::health::Health;
-use super::service::{EpisodeError, Request, Service, SubmitError, Ticket, Update};
+use super::service::{public_name, EpisodeError, Request, Service, SubmitError, Ticket, Update};
 
 /// The web page: one self-contained file (no CDN, no framework).
 pub const PAGE: &str = include_str!("page.html");
@@ -156,11 +156,6 @@ async fn health(State(st): State<Arc<AppState>>) -> Response {
     }
     let status = if health == Health::Ok && up { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body)).into_response()
-}
-
-/// A model id as `/health` shows it: a server's model path without its folders.
-fn public_name(model: &str) -> String {
-    std::path::Path::new(model).file_name().map_or_else(|| model.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 async fn metrics(State(st): State<Arc<AppState>>) -> Response {

@@ -46,6 +46,13 @@ use crate::agent::Settings;
 use crate::engine::{EngineError, EngineOptions, ModelOptions};
 use crate::remote::{Pool, Sampling, ServerStatus};
 
+/// A model's name for callers: the file's name alone (`/health` answers without an API key,
+/// and a path would show the server's folders).
+pub(crate) fn public_name(model: &str) -> String {
+    let path = std::path::Path::new(model);
+    path.file_name().map_or_else(|| model.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// How often a service on servers probes the servers it dropped.
 pub const REVIVE_EVERY: Duration = Duration::from_secs(2);
 

@@ -10,17 +10,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::job::run_job;
-use super::{Job, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
+use super::{public_name, Job, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
 use crate::answer::decimal;
 use crate::engine::{BatchedEngine, EngineError, EngineOptions, Model, ModelOptions, SequenceGenerator};
 use crate::remote::{Pool, RemoteGenerator, Sampling};
-
-/// A model's name for callers: the file's name alone (`/health` answers without an API key,
-/// and a path would show the server's folders).
-fn public_name(model: &str) -> String {
-    let path = std::path::Path::new(model);
-    path.file_name().map_or_else(|| model.to_string(), |n| n.to_string_lossy().into_owned())
-}
 
 /// Loads the model on a new engine thread and runs the jobs on its sequences; returns once it
 /// is ready to take them.
