@@ -9,6 +9,7 @@
 pub mod atomic;
 pub mod checkpoint;
 pub mod gguf;
+pub mod imatrix;
 pub mod mtp;
 pub mod quantize;
 pub mod qwen35;
@@ -22,8 +23,9 @@ use std::time::Instant;
 use half::{bf16, f16};
 use safetensors::tensor::Dtype;
 
+pub use imatrix::{Imatrix, ImatrixError};
 pub use mtp::{Graft, IfPresent, Mtp};
-pub use quantize::{quantize, QuantType};
+pub use quantize::{quantize, QuantType, QuantizeOptions};
 
 use checkpoint::Checkpoint;
 use gguf::{GgmlType, Value as Gv};
@@ -109,6 +111,22 @@ pub enum ConvertError {
     /// llama.cpp's quantiser failed.
     #[error("quantisation failed: {0}")]
     Quantize(String),
+    /// The type is one llama.cpp refuses to make without an importance matrix.
+    #[error("{0} needs an importance matrix: without one llama.cpp's quantiser ruins the weights and refuses. Make one with `sqale imatrix --model F16_OR_BF16.gguf` and pass it with --imatrix")]
+    NeedsImatrix(QuantType),
+    /// The input is already quantised and requantising was not allowed.
+    #[error("{} is already quantised ({from}): quantising it to {to} carries both roundings. Quantise from the f16/bf16 file instead, or pass --allow-requantize to do it anyway (to f32, it dequantises the weights exactly)", input.display())]
+    Requantize {
+        /// The input file.
+        input: PathBuf,
+        /// Its first quantised tensor's type.
+        from: String,
+        /// The type asked for.
+        to: QuantType,
+    },
+    /// The importance matrix cannot be read, or belongs to another model.
+    #[error(transparent)]
+    Imatrix(#[from] imatrix::ImatrixError),
     /// The checkpoint's MTP head has more blocks than llama.cpp's `qwen35` reads (one).
     #[error("MTP head: config.json has mtp_num_hidden_layers = {blocks}; llama.cpp's qwen35 reads one MTP block. Convert without the MTP head")]
     MtpBlocks {
@@ -195,6 +213,9 @@ pub struct ConvertOptions {
     pub threads: Option<i32>,
     /// The multi-token-prediction head: keep the checkpoint's (default), drop it, or graft one.
     pub mtp: Mtp,
+    /// An importance matrix (llama.cpp's GGUF form) for the quantiser, required by the types
+    /// that [`QuantType::needs_imatrix`].
+    pub imatrix: Option<PathBuf>,
 }
 
 impl Default for OutType {
@@ -470,6 +491,13 @@ pub fn convert(
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, ConvertError> {
+    // What would stop the quantiser is found before the conversion's minutes, not after.
+    let imatrix = opts.imatrix.as_deref().map(|p| Imatrix::read(p).map(|m| (m, p))).transpose()?;
+    if let OutType::Quant(q) = opts.out_type {
+        if q.needs_imatrix() && imatrix.is_none() {
+            return Err(ConvertError::NeedsImatrix(q));
+        }
+    }
     let ck = Checkpoint::open(dir)?;
     let h = Hparams::from_checkpoint(&ck)?;
     let started = Instant::now();
@@ -490,7 +518,12 @@ pub fn convert(
             let mut written = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
             let convert_seconds = started.elapsed().as_secs_f64();
             let t = Instant::now();
-            let bytes = quantize(&intermediate, out, q, opts.threads, &mut |index, total| {
+            let qopts = QuantizeOptions {
+                threads: opts.threads,
+                imatrix: imatrix.as_ref().map(|(m, p)| (m, *p)),
+                allow_requantize: false,
+            };
+            let bytes = quantize(&intermediate, out, q, &qopts, &mut |index, total| {
                 progress(Progress::Quantize { index, total })
             })?;
             written.bytes = bytes;
