@@ -52,6 +52,7 @@ pub mod env;
 pub mod eval;
 pub mod generate;
 pub mod hash;
+pub mod imatrix;
 pub mod memory;
 pub mod pack;
 pub mod prompt;

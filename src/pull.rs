@@ -376,6 +376,9 @@ pub struct Manifest {
     /// `"own"` for the checkpoint's own head, `None` without a head.
     #[serde(default)]
     pub mtp_head: Option<String>,
+    /// SHA-256 of the importance matrix the quantiser weighed by, if one was given.
+    #[serde(default)]
+    pub imatrix_sha256: Option<String>,
     /// Size of the GGUF.
     pub gguf_bytes: u64,
     /// sqale's version.
@@ -458,7 +461,7 @@ pub fn install(
     e: &Entry,
     snapshot: &Path,
     ty: &str,
-    threads: Option<i32>,
+    options: &PullOptions,
     (mtp, mtp_head): (sqale_convert::Mtp, Option<String>),
     progress: &mut dyn FnMut(sqale_convert::Progress<'_>),
 ) -> Result<(PathBuf, Manifest), PullError> {
@@ -470,8 +473,9 @@ pub fn install(
         out_type,
         name: Some(e.repo.clone()),
         repo: Some(e.repo.clone()),
-        threads,
+        threads: options.threads,
         mtp,
+        imatrix: options.imatrix.clone(),
     };
     let report = sqale_convert::convert(snapshot, &gguf, &opts, progress)?;
     let mtp_head = mtp_head.filter(|_| report.mtp_tensors > 0);
@@ -498,6 +502,7 @@ pub fn install(
         files,
         gguf_sha256: sha256_file(&gguf)?,
         mtp_head,
+        imatrix_sha256: options.imatrix.as_deref().map(sha256_file).transpose()?,
         gguf_bytes: std::fs::metadata(&gguf).map(|m| m.len()).unwrap_or(0),
         sqale_version: env!("CARGO_PKG_VERSION").to_string(),
     };
@@ -516,6 +521,9 @@ pub struct PullOptions {
     pub no_mtp: bool,
     /// Show hf-hub's download progress.
     pub download_progress: bool,
+    /// An importance matrix for the quantiser (`sqale imatrix`); the types that
+    /// [`sqale_convert::QuantType::needs_imatrix`] are refused without one, before any download.
+    pub imatrix: Option<PathBuf>,
 }
 
 /// What a pull reports as it goes.
@@ -549,10 +557,15 @@ pub fn pull(
     options: &PullOptions,
     on_event: &mut dyn FnMut(PullEvent<'_>),
 ) -> Result<(PathBuf, Manifest), PullError> {
+    let out_type: sqale_convert::OutType = ty.parse().map_err(|m: String| PullError::Registry(m))?;
+    if let sqale_convert::OutType::Quant(q) = out_type {
+        if q.needs_imatrix() && options.imatrix.is_none() {
+            return Err(PullError::Convert(sqale_convert::ConvertError::NeedsImatrix(q)));
+        }
+    }
     let snapshot = fetch_checkpoint(entry, options.download_progress)?;
     let mtp = mtp_for(entry, &snapshot, options.no_mtp, options.download_progress)?;
-    let (gguf, manifest) =
-        install(entry, &snapshot, ty, options.threads, mtp, &mut |p| on_event(PullEvent::Convert(p)))?;
+    let (gguf, manifest) = install(entry, &snapshot, ty, options, mtp, &mut |p| on_event(PullEvent::Convert(p)))?;
     on_event(PullEvent::Installed { gguf: &gguf, manifest: &manifest });
     Ok((gguf, manifest))
 }

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale_convert::synth::Preset;
-use sqale_convert::{ConvertOptions, Graft, IfPresent, Mtp, OutType, Progress, QuantType};
+use sqale_convert::{ConvertOptions, Graft, IfPresent, Imatrix, Mtp, OutType, Progress, QuantType, QuantizeOptions};
 
 fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     if quiet {
@@ -27,7 +27,7 @@ fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
 pub struct ConvertArgs {
     /// Checkpoint folder (config.json, *.safetensors, tokenizer.json, ...).
     checkpoint: PathBuf,
-    /// Output type: f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, q3_k_m.
+    /// Output type: f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix).
     #[arg(long = "type", default_value = "q4_k_m")]
     out_type: String,
     /// Output file.
@@ -51,6 +51,10 @@ pub struct ConvertArgs {
     /// head is refused).
     #[arg(long, requires = "mtp_from")]
     mtp_replace: bool,
+    /// An importance matrix for the quantiser (`sqale imatrix` on an f16/bf16 GGUF of the same
+    /// model, or llama.cpp's llama-imatrix).
+    #[arg(long, value_name = "IMATRIX.gguf")]
+    imatrix: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -70,7 +74,8 @@ fn mtp_mode(no_mtp: bool, from: Option<PathBuf>, replace: bool) -> Mtp {
 pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
     let out_type: OutType = args.out_type.parse().map_err(anyhow::Error::msg)?;
     let mtp = mtp_mode(args.no_mtp, args.mtp_from, args.mtp_replace);
-    let opts = ConvertOptions { out_type, name: args.name, repo: None, threads: args.threads, mtp };
+    let opts =
+        ConvertOptions { out_type, name: args.name, repo: None, threads: args.threads, mtp, imatrix: args.imatrix };
     let report = run_convert(&args.checkpoint, &args.output, &opts, args.json)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -131,34 +136,71 @@ pub fn run_convert(
 /// Arguments of `sqale quantize`.
 #[derive(Args, Debug)]
 pub struct QuantizeArgs {
-    /// Input GGUF (f32, f16 or bf16).
+    /// Input GGUF (f32, f16 or bf16; an already quantised one with --allow-requantize).
     input: PathBuf,
     /// Output GGUF.
     output: PathBuf,
-    /// Quantised type: q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, q3_k_m.
+    /// Type: q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix), or f32 (with --allow-requantize, a quantised file's weights dequantised exactly).
     #[arg(long = "type", default_value = "q4_k_m")]
     out_type: String,
+    /// An importance matrix to weigh rounding errors by (`sqale imatrix`, or llama.cpp's
+    /// llama-imatrix): required by iq3_xxs, iq2_s and iq2_xs, and better files for every type
+    /// below q4_k_m.
+    #[arg(long, value_name = "IMATRIX.gguf")]
+    imatrix: Option<PathBuf>,
+    /// Quantise an input that is already quantised (the result carries both roundings), or
+    /// dequantise it with --type f32.
+    #[arg(long)]
+    allow_requantize: bool,
     /// Threads.
     #[arg(long, short = 't')]
     threads: Option<i32>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
     let ty: QuantType = args.out_type.parse().map_err(anyhow::Error::msg)?;
+    let imatrix = match &args.imatrix {
+        Some(p) => Some(Imatrix::read(p).with_context(|| format!("reading the importance matrix {}", p.display()))?),
+        None => None,
+    };
+    if args.allow_requantize && !args.json {
+        let header = sqale_convert::gguf::read_header(&args.input)?;
+        if let Some(from) = sqale_convert::quantize::quantized_type(&header) {
+            if ty != QuantType::F32 {
+                eprintln!(
+                    "warning: {} is already quantised ({from}): the {ty} file carries both roundings, and is worse than one quantised from f16/bf16",
+                    args.input.display()
+                );
+            }
+        }
+    }
+    let opts = QuantizeOptions {
+        threads: args.threads,
+        imatrix: imatrix.as_ref().zip(args.imatrix.as_deref()),
+        allow_requantize: args.allow_requantize,
+    };
     let mut pb: Option<ProgressBar> = None;
     let t = std::time::Instant::now();
-    let bytes = sqale_convert::quantize(&args.input, &args.output, ty, args.threads, &mut |i, n| {
-        pb.get_or_insert_with(|| bar(n as u64, "quantise", false)).set_position(i as u64);
+    let bytes = sqale_convert::quantize(&args.input, &args.output, ty, &opts, &mut |i, n| {
+        pb.get_or_insert_with(|| bar(n as u64, "quantise", args.json)).set_position(i as u64);
     })?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    println!(
-        "wrote {} ({ty}, {:.1} MB) in {:.1} s",
-        args.output.display(),
-        bytes as f64 / 1e6,
-        t.elapsed().as_secs_f64()
-    );
+    let seconds = t.elapsed().as_secs_f64();
+    if args.json {
+        let report = serde_json::json!({
+            "output": args.output, "type": ty.to_string(), "bytes": bytes, "seconds": seconds,
+            "imatrix": args.imatrix, "requantized": args.allow_requantize,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        let with = args.imatrix.as_ref().map(|p| format!(", importance matrix {}", p.display())).unwrap_or_default();
+        println!("wrote {} ({ty}, {:.1} MB{with}) in {seconds:.1} s", args.output.display(), bytes as f64 / 1e6);
+    }
     Ok(())
 }
 

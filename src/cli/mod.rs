@@ -6,6 +6,7 @@ mod bench;
 mod convert;
 mod errors;
 mod eval;
+mod imatrix;
 mod info;
 mod mcp;
 mod pack;
@@ -44,8 +45,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Convert a Qwen3.5 safetensors checkpoint to a text-only GGUF (and quantise it).
     Convert(convert::ConvertArgs),
-    /// Quantise a GGUF with llama.cpp's quantiser.
+    /// Quantise a GGUF with llama.cpp's quantiser (weighed by an importance matrix, if given).
     Quantize(convert::QuantizeArgs),
+    /// Collect an importance matrix from agent episodes, a benchmark or text, for `quantize --imatrix`.
+    Imatrix(imatrix::ImatrixArgs),
     /// Write a synthetic Qwen3.5 checkpoint with random weights.
     Synth(convert::SynthArgs),
     /// Download a model from Hugging Face, convert and quantise it into the cache.
@@ -78,6 +81,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Convert(a) => convert::convert(a),
         Command::Quantize(a) => convert::quantize(a),
+        Command::Imatrix(a) => imatrix::run(a),
         Command::Synth(a) => convert::synth(a),
         Command::Pull(a) => pull::run(a),
         Command::Pack(a) => pack::pack(a),

@@ -9,7 +9,8 @@ pub struct PullArgs {
     /// A registry alias (synsql, sqale, bird, base) or a repository id (org/name[@revision]).
     /// Without one, lists the registry.
     model: Option<String>,
-    /// Output type (default: the registry's, q4_k_m).
+    /// Output type (default: the registry's, q4_k_m): f32, f16, bf16, or a quantised type
+    /// (`sqale quantize --help` lists them).
     #[arg(long = "type")]
     out_type: Option<String>,
     /// Threads for quantisation.
@@ -23,6 +24,10 @@ pub struct PullArgs {
     /// fetching the base checkpoint too.
     #[arg(long)]
     no_mtp: bool,
+    /// An importance matrix for the quantiser (`sqale imatrix`, or llama.cpp's llama-imatrix):
+    /// required by iq3_xxs, iq2_s and iq2_xs, and better files for every type below q4_k_m.
+    #[arg(long, value_name = "IMATRIX.gguf")]
+    imatrix: Option<std::path::PathBuf>,
 }
 
 /// Shows a pull's progress on stderr (nothing when `quiet`).
@@ -62,7 +67,12 @@ pub fn run(args: PullArgs) -> anyhow::Result<()> {
     };
     let entry = pull::resolve(&name)?;
     let ty = args.out_type.unwrap_or_else(|| entry.default_type.clone());
-    let options = PullOptions { threads: args.threads, no_mtp: args.no_mtp, download_progress: !args.json };
+    let options = PullOptions {
+        threads: args.threads,
+        no_mtp: args.no_mtp,
+        download_progress: !args.json,
+        imatrix: args.imatrix,
+    };
     let (gguf, _) = pull::pull(&entry, &ty, &options, &mut progress(args.json))?;
     if args.json {
         let manifest = std::fs::read_to_string(gguf.with_extension("json"))?;

@@ -109,6 +109,7 @@ fn file_manifest(model: &PackedModel, gguf: &Path, sum: &FileSum) -> Manifest {
         files: BTreeMap::new(),
         gguf_sha256: sum.sha256.clone(),
         mtp_head: None,
+        imatrix_sha256: None,
         gguf_bytes: sum.bytes,
         sqale_version: env!("CARGO_PKG_VERSION").to_string(),
     }

@@ -1,0 +1,124 @@
+//! `sqale imatrix`: an importance matrix from agent episodes, a benchmark, or text
+//! ([`sqale::imatrix`]), written in llama.cpp's GGUF form for `sqale quantize --imatrix`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use sqale::imatrix::{self, ImatrixEvent, ImatrixSetup, Source};
+
+use super::args::ModelArgs;
+
+/// Arguments of `sqale imatrix`.
+#[derive(Args, Debug)]
+pub struct ImatrixArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Recorded episodes to teacher-force: the results folder of `sqale eval --reference` (its
+    /// divergence/transcripts.jsonl) or that file. Repeatable.
+    #[arg(long, value_name = "RESULTS_OR_TRANSCRIPTS")]
+    episodes: Vec<PathBuf>,
+    /// A benchmark whose questions the model plays first (as `eval` plays them), then
+    /// teacher-forced.
+    #[arg(long, value_name = "BENCHMARK")]
+    bench: Option<String>,
+    /// Questions of --bench to play (the first N).
+    #[arg(long, requires = "bench")]
+    limit: Option<usize>,
+    /// Token budget of each played episode.
+    #[arg(long, default_value_t = sqale::defaults::MAX_EPISODE_TOKENS)]
+    max_episode_tokens: usize,
+    /// Seed of the played episodes.
+    #[arg(long, default_value_t = 0)]
+    seed: u32,
+    /// A plain text file, cut into chunks of --chunk tokens (as llama.cpp's llama-imatrix reads it).
+    #[arg(long, value_name = "FILE")]
+    text: Option<PathBuf>,
+    /// Tokens per chunk of text.
+    #[arg(long, default_value_t = 512)]
+    chunk: usize,
+    /// Chunks of text to use at most (default: all).
+    #[arg(long)]
+    chunks: Option<usize>,
+    /// The importance matrix to write (llama.cpp's GGUF imatrix form).
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
+    let mut sources: Vec<Source> = args.episodes.iter().cloned().map(Source::Episodes).collect();
+    if let Some(spec) = &args.bench {
+        let questions = super::eval::load(spec, args.limit, None, &Default::default(), args.json)?;
+        sources.push(Source::Bench { name: spec.clone(), questions });
+    }
+    sources.extend(args.text.iter().cloned().map(Source::Text));
+    anyhow::ensure!(
+        !sources.is_empty(),
+        "no calibration source: give --episodes RESULTS (recorded agent episodes), --bench BENCHMARK, or --text FILE"
+    );
+    let (path, _) = args.model.model_path()?;
+    anyhow::ensure!(
+        std::fs::canonicalize(&path).ok() != std::fs::canonicalize(&args.output).ok(),
+        "the output {} is the model itself: write the importance matrix to another file",
+        args.output.display()
+    );
+    let model = args.model.load_path(&path)?;
+    let setup = ImatrixSetup {
+        chunk: args.chunk,
+        max_chunks: args.chunks,
+        threads: args.model.engine.hardware.threads,
+        engine: args.model.engine.engine_options(),
+        max_episode_tokens: args.max_episode_tokens,
+        seed: args.seed,
+        ..ImatrixSetup::default()
+    };
+    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>8} [{bar:40}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let (matrix, report) = imatrix::imatrix(&model, &sources, &setup, &mut |e| match e {
+        ImatrixEvent::Played { done, total } => {
+            bar.set_prefix("play");
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message("episodes");
+        }
+        ImatrixEvent::Decoded { done, total } => {
+            bar.set_prefix("collect");
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message("tokens");
+        }
+        ImatrixEvent::Source { source, sequences, tokens } => {
+            bar.suspend(|| eprintln!("{source}: {sequences} sequences, {tokens} tokens"));
+        }
+        _ => {}
+    })?;
+    bar.finish_and_clear();
+    let bytes = matrix.write(&args.output).with_context(|| format!("writing {}", args.output.display()))?;
+    if args.json {
+        let mut json = serde_json::to_value(&report)?;
+        json["output"] = serde_json::json!(args.output);
+        json["bytes"] = serde_json::json!(bytes);
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(());
+    }
+    println!(
+        "wrote {} ({} weights, {} tokens counted of {} decoded in {} sequences{}) in {:.1} s{}",
+        args.output.display(),
+        report.entries,
+        report.counted_tokens,
+        report.decoded_tokens,
+        report.sequences,
+        if report.cut > 0 { format!(", {} cut to the context", report.cut) } else { String::new() },
+        report.play_seconds + report.collect_seconds,
+        report.peak_rss_bytes.map(|b| format!(", peak memory {:.0} MB", b as f64 / 1e6)).unwrap_or_default()
+    );
+    Ok(())
+}
