@@ -383,6 +383,8 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                     params: 134_515_008,
                     last_run: Some(run),
                     servers: None,
+                    weights: None,
+                    imatrix: None,
                 },
             )
             .unwrap();

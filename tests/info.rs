@@ -49,6 +49,28 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
 }
 
 #[test]
+fn memory_per_type_goes_from_f32_down_to_two_bits() {
+    let model = common::test_model();
+    let i = info(&["--model", model.to_str().unwrap(), "--ctx", "4096", "--types"]);
+    let types = i["memory_per_type"].as_array().unwrap();
+    let names: Vec<&str> = types.iter().map(|t| t["type"].as_str().unwrap()).collect();
+    assert_eq!(names.first(), Some(&"f32"));
+    for want in ["q8_0", "q4_k_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_s", "iq2_xs"] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    let bytes = |name: &str| types.iter().find(|t| t["type"] == name).unwrap()["weights_bytes"].as_u64().unwrap();
+    // SmolLM2-135M: 135 M parameters as f32 (540 MB), and far less at 2-3 bits.
+    assert!(bytes("f32") > 500_000_000 && bytes("f32") < 560_000_000, "{}", bytes("f32"));
+    assert!(bytes("q8_0") < bytes("f32") / 3 && bytes("q2_k") < bytes("q4_k_m") && bytes("q4_k_m") < bytes("q8_0"));
+    let kv = i["model"]["kv_cache_bytes"].as_u64().unwrap();
+    for t in types {
+        assert_eq!(t["total_bytes"].as_u64().unwrap(), t["weights_bytes"].as_u64().unwrap() + kv, "{t}");
+        let needs = ["iq3_xxs", "iq2_s", "iq2_xs"].contains(&t["type"].as_str().unwrap());
+        assert_eq!(t["needs_imatrix"], needs, "{t}");
+    }
+}
+
+#[test]
 fn info_names_llamas_kernels_and_the_thread_defaults() {
     let i = info(&[]);
     let kernels: Vec<&str> = i["llama_cpu_kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();

@@ -15,6 +15,10 @@ pub struct InfoArgs {
     /// Context window to size for.
     #[arg(long, default_value_t = sqale::defaults::CONTEXT_TOKENS)]
     ctx: u32,
+    /// With --model: also the memory of the model in every quantised type, f32 down to 2 bits
+    /// (llama.cpp's quantiser plans each: a second or so per type).
+    #[arg(long, requires = "model")]
+    types: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -32,12 +36,20 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         None => (None, false),
     };
     let cache = args.model.as_deref().map(super::prompt_cache::for_model).transpose()?;
+    let available = sqale::memory::machine().map(|m| m.available);
+    let types = match (&args.model, &estimate) {
+        (Some(path), Some(est)) if args.types => sqale::memory::per_type(path, est, available),
+        _ => Vec::new(),
+    };
     let info = SystemInfo::current(estimate);
     if args.json {
         // Through a `Value`: keys sorted, as `sqale info --json` has always printed them.
         let mut value = serde_json::to_value(&info)?;
         if let (Some(cache), Some(obj)) = (cache, value.as_object_mut()) {
             obj.insert("prompt_cache".into(), cache);
+        }
+        if let (false, Some(obj)) = (types.is_empty(), value.as_object_mut()) {
+            obj.insert("memory_per_type".into(), serde_json::to_value(&types)?);
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
@@ -106,6 +118,9 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             gib(m.total_bytes)
         );
     }
+    if !types.is_empty() {
+        print_types(&types, args.ctx);
+    }
     if let Some(cache) = &cache {
         super::prompt_cache::print_for_model(cache);
         if mtp {
@@ -113,4 +128,29 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The memory-per-type table of `info --model --types`.
+fn print_types(types: &[sqale::memory::TypeMemory], ctx: u32) {
+    let mut table = comfy_table::Table::new();
+    table.load_style(comfy_table::presets::NOTHING);
+    table.set_header(vec!["type".to_string(), "weights GiB".into(), format!("total GiB @ {ctx}"), "".into()]);
+    let gib = |bytes: u64| format!("{:.2}", bytes as f64 / (1u64 << 30) as f64);
+    for t in types {
+        let mut notes = Vec::new();
+        if t.needs_imatrix {
+            notes.push("needs an importance matrix (sqale imatrix)");
+        }
+        if t.fits_in_available_memory == Some(false) {
+            notes.push("does NOT fit the available memory");
+        }
+        table.add_row(vec![t.ty.clone(), gib(t.weights_bytes), gib(t.total_bytes), notes.join("; ")]);
+    }
+    for i in 1..3 {
+        if let Some(c) = table.column_mut(i) {
+            c.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    println!("memory per type (weights as llama.cpp's quantiser plans them, plus the KV cache and recurrent state):");
+    println!("{table}");
 }

@@ -616,11 +616,42 @@ fn divergence(summary: &SummaryFile) -> String {
             py(m.mean_kld.ci.0),
             py(m.mean_kld.ci.1)
         );
-        let _ = write!(s, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\" stroke=\"#fff\"><title>{}: {x:.2} GB, mean KLD {:.4}</title></circle>", esc(&m.model), m.mean_kld.value);
+        let entry = summary.runs.get(&m.model);
+        let kind = entry.and_then(|e| e.weights.as_deref()).map(|w| format!(", {w}")).unwrap_or_default();
+        let title = format!("{}: {x:.2} GB{kind}, mean KLD {:.4}", m.model, m.mean_kld.value);
+        match entry.and_then(|e| e.imatrix.as_deref()) {
+            // A file quantised with an importance matrix is a diamond.
+            Some(imatrix) => {
+                let _ = write!(
+                    s,
+                    "<polygon points=\"{cx:.1},{:.1} {:.1},{cy:.1} {cx:.1},{:.1} {:.1},{cy:.1}\" fill=\"{c}\" stroke=\"#fff\"><title>{}, importance matrix {}</title></polygon>",
+                    cy - 6.5,
+                    cx + 6.5,
+                    cy + 6.5,
+                    cx - 6.5,
+                    esc(&title),
+                    esc(imatrix)
+                );
+            }
+            None => {
+                let _ = write!(s, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\" stroke=\"#fff\"><title>{}</title></circle>", esc(&title));
+            }
+        }
         let anchor = if end { " text-anchor=\"end\"" } else { "" };
         let _ = write!(s, "<text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"10\"{anchor}>{}</text>", esc(&m.model));
     }
     s.push_str("</svg></figure>");
+    let weighed: Vec<String> = d
+        .iter()
+        .filter_map(|m| Some(format!("{} ({})", m.model, summary.runs.get(&m.model)?.imatrix.as_deref()?)))
+        .collect();
+    if !weighed.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"note\">Diamonds: quantised with an importance matrix: {}. Circles: without one.</p>",
+            esc(&weighed.join("; "))
+        );
+    }
     // The distribution of per-token KLD: share of tokens per half decade.
     let edges = crate::divergence::report::histogram_edges();
     let bins = edges.len() - 1;

@@ -69,20 +69,57 @@ pub struct ModelEntry {
     /// and version of each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<crate::remote::ServerInfo>>,
+    /// The type most of its weights are stored in (`q3_k_m` files hold `q3_K` and others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
+    /// The importance matrix it was quantised with, as the file records it
+    /// (`quantize.imatrix.file`, and its first dataset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imatrix: Option<String>,
 }
 
 impl ModelEntry {
     /// The entry of the model file `path` with `params` parameters after `run`.
     pub fn new(path: &Path, params: u64, run: RunStats) -> Self {
+        ModelEntry { last_run: Some(run), ..ModelEntry::file(path, params) }
+    }
+
+    /// The entry of the model file `path` with `params` parameters, without a run of its own
+    /// (`eval --kld-only` measures its divergence only).
+    pub fn file(path: &Path, params: u64) -> Self {
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        ModelEntry { path: path.display().to_string(), bytes, params, last_run: Some(run), servers: None }
+        let (weights, imatrix) = quantisation(path);
+        ModelEntry { path: path.display().to_string(), bytes, params, last_run: None, servers: None, weights, imatrix }
     }
 
     /// The entry of a model run on `servers` (its file and size are the servers' business).
     pub fn remote(servers: Vec<crate::remote::ServerInfo>, run: RunStats) -> Self {
         let path = servers.first().map(|s| s.model.clone()).unwrap_or_default();
-        ModelEntry { path, bytes: 0, params: 0, last_run: Some(run), servers: Some(servers) }
+        ModelEntry {
+            path,
+            bytes: 0,
+            params: 0,
+            last_run: Some(run),
+            servers: Some(servers),
+            weights: None,
+            imatrix: None,
+        }
     }
+}
+
+/// A GGUF file's main weight type and its importance matrix, from its header.
+fn quantisation(path: &Path) -> (Option<String>, Option<String>) {
+    use sqale_convert::gguf::Value;
+    use sqale_convert::quantize::{KEY_IMATRIX_DATASET, KEY_IMATRIX_FILE};
+    let Ok(h) = sqale_convert::gguf::read_header(path) else { return (None, None) };
+    let weights = sqale_convert::quantize::quantized_type(&h).or_else(|| h.tensors.iter().map(|t| t.type_name()).max());
+    let imatrix = h.get(KEY_IMATRIX_FILE).and_then(Value::as_str).map(|file| {
+        match h.get(KEY_IMATRIX_DATASET).and_then(Value::as_str) {
+            Some(d) => format!("{file} ({d})"),
+            None => file.to_string(),
+        }
+    });
+    (weights.map(str::to_string), imatrix)
 }
 
 /// `models.json`: model label → entry.

@@ -170,6 +170,45 @@ impl Estimate {
     }
 }
 
+/// The memory of one model in one quantised type (`sqale info --model`'s table).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeMemory {
+    /// The type (`q4_k_m`, `iq2_xs`, ..., `f32`).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Bytes of weights in that type, as llama.cpp's quantiser plans the file (its dry run).
+    pub weights_bytes: u64,
+    /// Weights, KV cache and recurrent state at the estimate's context.
+    pub total_bytes: u64,
+    /// Whether llama.cpp makes the type only with an importance matrix (`sqale imatrix`).
+    pub needs_imatrix: bool,
+    /// Whether the total, with [`HEADROOM`], fits the machine's available memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fits_in_available_memory: Option<bool>,
+}
+
+/// `est`'s model (the GGUF at `path`) in every type llama.cpp's quantiser makes, from `f32`
+/// down to 2 bits: its weights as the quantiser plans them, plus `est`'s KV cache and
+/// recurrent state; `available` judges each. A type the quantiser cannot plan is left out.
+pub fn per_type(path: &std::path::Path, est: &Estimate, available: Option<u64>) -> Vec<TypeMemory> {
+    use sqale_convert::quantize::{planned_bytes, QUANT_TYPES};
+    QUANT_TYPES
+        .iter()
+        .filter_map(|&(ty, name, _, needs_imatrix)| {
+            let weights_bytes = planned_bytes(path, ty, None).ok()?;
+            let total_bytes = weights_bytes + est.kv_cache_bytes + est.recurrent_state_bytes;
+            let fits_in_available_memory = available.map(|a| total_bytes as f64 * HEADROOM < a as f64);
+            Some(TypeMemory {
+                ty: name.to_string(),
+                weights_bytes,
+                total_bytes,
+                needs_imatrix,
+                fits_in_available_memory,
+            })
+        })
+        .collect()
+}
+
 /// What `model` needs at `ctx` tokens.
 pub fn estimate(model: &Model, ctx: u32) -> Estimate {
     Shape::of(model).estimate(model.path().display().to_string(), model.size(), ctx)

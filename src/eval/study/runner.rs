@@ -91,7 +91,13 @@ impl<'s, 'e> Runner<'s, 'e> {
         if let Some(r) = reference {
             r.info.check(&model, &label)?;
         }
-        if !self.spec.kld_only {
+        if self.spec.kld_only {
+            // Its file still goes into models.json (size, type, importance matrix), keeping the
+            // run an earlier invocation recorded.
+            let mut entry = ModelEntry::file(path, model.n_params());
+            entry.last_run = self.out.models().get(&label).and_then(|e| e.last_run.clone());
+            self.out.record_model(&label, entry)?;
+        } else {
             self.play_local(path, &model, &label, None, started)?;
         }
         if let Some(r) = reference {
