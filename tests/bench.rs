@@ -30,6 +30,7 @@ const SPEED_KEYS: &[&str] = &[
     "tg_tokens",
     "tg_tps_mean",
     "tg_tps_sd",
+    "depth",
 ];
 
 #[test]
@@ -42,7 +43,7 @@ fn speed_and_replay_reports_hold_together() {
     let mut engine = Engine::new(&model, options.clone()).unwrap();
 
     let mut calls = Vec::new();
-    let r = bench::speed(&mut engine, &options, SpeedSizes { pp: 16, tg: 4, reps: 2 }, &mut |rep, reps| {
+    let r = bench::speed(&mut engine, &options, SpeedSizes { pp: 16, tg: 4, reps: 2, depth: 0 }, &mut |rep, reps| {
         calls.push((rep, reps))
     })
     .unwrap();
@@ -103,8 +104,24 @@ fn speed_and_replay_reports_hold_together() {
         ])
     );
 
+    // At depth: the figures of each depth, the first's on top; the filler counts against the
+    // context.
+    let mut seen = Vec::new();
+    let sizes = SpeedSizes { pp: 8, tg: 2, reps: 1, depth: 0 };
+    let d =
+        bench::speed_at_depths(&mut engine, &options, sizes, &[0, 300], &mut |depth, rep, _| seen.push((depth, rep)))
+            .unwrap();
+    assert_eq!(seen, [(0, 0), (0, 1), (300, 0), (300, 1)]);
+    assert_eq!(d.depths.iter().map(|x| x.depth).collect::<Vec<_>>(), [0, 300]);
+    assert_eq!((d.depth, d.pp_tps_mean), (0, d.depths[0].pp_tps_mean));
+    assert!(d.depths.iter().all(|x| x.pp_tps_mean > 0.0 && x.tg_tps_mean > 0.0), "{d:?}");
+    let deep = SpeedSizes { pp: 8, tg: 2, reps: 1, depth: 4090 };
+    let err = bench::speed(&mut engine, &options, deep, &mut |_, _| {}).unwrap_err();
+    assert!(matches!(err, bench::BenchError::Decode(sqale::generate::GenerateError::ContextFull { .. })), "{err}");
+
     // The engine is usable afterwards, and a measurement that cannot fit says so.
-    let err = bench::speed(&mut engine, &options, SpeedSizes { pp: 5000, tg: 1, reps: 1 }, &mut |_, _| {}).unwrap_err();
+    let err = bench::speed(&mut engine, &options, SpeedSizes { pp: 5000, tg: 1, reps: 1, depth: 0 }, &mut |_, _| {})
+        .unwrap_err();
     assert!(
         matches!(
             err,

@@ -26,7 +26,7 @@ pub use replay::{
     SpeculativeReplay, SIX_TURNS,
 };
 pub use speculation::{speculation, SpeculationReport, SpeculationSetup};
-pub use speed::{speed, SpeedReport, SpeedSizes};
+pub use speed::{speed, speed_at_depths, DepthSpeed, SpeedReport, SpeedSizes};
 
 use crate::agent::AgentError;
 use crate::engine::{EngineError, EngineOptions, Model};
@@ -67,6 +67,9 @@ pub enum BenchError {
     /// No sequence counts, or one outside 1 to [`MAX_PARALLEL`].
     #[error("sequence counts must be 1-{max}, at least one, got {0:?}", max = MAX_PARALLEL)]
     Parallel(Vec<u32>),
+    /// `--depth` named no depth.
+    #[error("no depth to measure at: give --depth 0,2048,8192 or leave it out")]
+    NoDepth,
 }
 
 /// `options` as the benchmarks run them on `model`: they decode known text, where a draft

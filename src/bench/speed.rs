@@ -1,5 +1,6 @@
-//! Prefill and decode speed, as llama.cpp's `llama-bench` measures them (`-p`, `-n`): random
-//! tokens decoded in one go, then one at a time, each repetition from an empty sequence.
+//! Prefill and decode speed, as llama.cpp's `llama-bench` measures them (`-p`, `-n`, `-d`):
+//! random tokens decoded in one go, then one at a time, each repetition from a sequence holding
+//! `depth` tokens already (decoded untimed first; an agent episode decodes deep in its context).
 
 use std::time::Instant;
 
@@ -27,12 +28,29 @@ pub struct SpeedSizes {
     pub tg: usize,
     /// Timed repetitions, after one untimed warm-up.
     pub reps: u64,
+    /// Tokens already in the sequence when each measurement starts (llama-bench's `-d`).
+    pub depth: usize,
 }
 
 impl Default for SpeedSizes {
     fn default() -> Self {
-        SpeedSizes { pp: PROMPT_TOKENS, tg: GENERATED_TOKENS, reps: REPETITIONS }
+        SpeedSizes { pp: PROMPT_TOKENS, tg: GENERATED_TOKENS, reps: REPETITIONS, depth: 0 }
     }
+}
+
+/// Prefill and decode speed at one depth.
+#[derive(Debug, Clone, Serialize)]
+pub struct DepthSpeed {
+    /// Tokens in the sequence before each measurement.
+    pub depth: usize,
+    /// Prefill tokens/s, mean over the repetitions.
+    pub pp_tps_mean: f64,
+    /// Its sample standard deviation.
+    pub pp_tps_sd: f64,
+    /// Decode tokens/s, mean over the repetitions.
+    pub tg_tps_mean: f64,
+    /// Its sample standard deviation.
+    pub tg_tps_sd: f64,
 }
 
 /// Prefill and decode speed of one model on one engine.
@@ -60,6 +78,12 @@ pub struct SpeedReport {
     pub tg_tps_mean: f64,
     /// Its sample standard deviation.
     pub tg_tps_sd: f64,
+    /// Tokens in the sequence before each measurement of the figures above.
+    pub depth: usize,
+    /// The same measurements at each depth asked for (`sqale bench --depth`), the first being
+    /// the figures above; empty when only one depth was measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub depths: Vec<DepthSpeed>,
     /// The prompt-cache replay, when one was run on the same engine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub episode: Option<super::ReplayReport>,
@@ -93,15 +117,18 @@ pub fn speed(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<SpeedReport, BenchError> {
     let model = engine.model();
-    let tokens = random_tokens(sizes.pp.max(sizes.tg), model.llama().n_vocab());
+    let tokens = random_tokens(sizes.depth + sizes.pp.max(sizes.tg), model.llama().n_vocab());
+    let (filler, tokens) = tokens.split_at(sizes.depth);
     let mut pp = Vec::new();
     let mut tg = Vec::new();
     for rep in 0..=sizes.reps {
         engine.clear();
+        engine.decode(filler)?;
         let t = Instant::now();
         engine.decode(&tokens[..sizes.pp])?;
         let pp_rate = sizes.pp as f64 / t.elapsed().as_secs_f64();
         engine.clear();
+        engine.decode(filler)?;
         let t = Instant::now();
         for tok in &tokens[..sizes.tg] {
             engine.decode(std::slice::from_ref(tok))?;
@@ -127,9 +154,40 @@ pub fn speed(
         tg_tokens: sizes.tg,
         tg_tps_mean,
         tg_tps_sd,
+        depth: sizes.depth,
+        depths: Vec::new(),
         episode: None,
         speculation: None,
     })
+}
+
+/// [`speed`] at each of `depths` in turn (`sizes.depth` is ignored): the report of the first, with
+/// every depth's figures in [`SpeedReport::depths`]. `progress(depth, rep, reps)`.
+pub fn speed_at_depths(
+    engine: &mut Engine<'_>,
+    options: &EngineOptions,
+    sizes: SpeedSizes,
+    depths: &[usize],
+    progress: &mut dyn FnMut(usize, u64, u64),
+) -> Result<SpeedReport, BenchError> {
+    let mut first: Option<SpeedReport> = None;
+    let mut all = Vec::new();
+    for &depth in depths {
+        let r = speed(engine, options, SpeedSizes { depth, ..sizes }, &mut |rep, reps| progress(depth, rep, reps))?;
+        all.push(DepthSpeed {
+            depth,
+            pp_tps_mean: r.pp_tps_mean,
+            pp_tps_sd: r.pp_tps_sd,
+            tg_tps_mean: r.tg_tps_mean,
+            tg_tps_sd: r.tg_tps_sd,
+        });
+        first.get_or_insert(r);
+    }
+    let mut report = first.ok_or(BenchError::NoDepth)?;
+    if all.len() > 1 {
+        report.depths = all;
+    }
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -28,6 +28,10 @@ pub struct BenchArgs {
     /// Timed repetitions (after one warm-up).
     #[arg(long, default_value_t = bench::speed::REPETITIONS, value_parser = clap::value_parser!(u64).range(1..))]
     reps: u64,
+    /// Measure with this many tokens already in the context, as llama-bench's -d (each
+    /// repetition decodes them first, untimed); several, comma-separated: 0,2048,8192.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    depth: Vec<usize>,
     /// Also replay a six-tool-turn episode with and without the prompt cache, and with
     /// speculation off and on (`--speculate`'s mode).
     #[arg(long)]
@@ -83,7 +87,7 @@ fn hint(e: BenchError) -> anyhow::Error {
     let hint = match &e {
         BenchError::Parallel(_) => "--parallel takes values 1-64, e.g. --parallel 1,2,4,8",
         BenchError::Decode(GenerateError::ContextFull { .. }) => {
-            "the measurement does not fit the context window: raise --ctx (or lower --pp, --tg)"
+            "the measurement does not fit the context window: raise --ctx (or lower --depth, --pp, --tg)"
         }
         _ => return e.into(),
     };
@@ -97,7 +101,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let model = args.model.load()?;
     let options = bench::engine_options(&model, &args.model.engine.engine_options());
     let mut engine = Engine::new(&model, options.clone())?;
-    let sizes = SpeedSizes { pp: args.pp, tg: args.tg, reps: args.reps };
+    let sizes = SpeedSizes { pp: args.pp, tg: args.tg, reps: args.reps, depth: 0 };
     if let Some(n) = args.busy {
         let report = bench::busy(&mut engine, &options, sizes, n, &mut |level| {
             if !args.json {
@@ -111,9 +115,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         print::busy(&report);
         return Ok(());
     }
-    let mut report = bench::speed(&mut engine, &options, sizes, &mut |rep, reps| {
+    let mut report = bench::speed_at_depths(&mut engine, &options, sizes, &args.depth, &mut |depth, rep, reps| {
         if !args.json {
-            eprint!("\rrep {rep}/{reps}");
+            eprint!("\rdepth {depth}: rep {rep}/{reps}   ");
         }
     })
     .map_err(hint)?;

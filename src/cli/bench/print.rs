@@ -20,8 +20,17 @@ pub(super) fn busy(r: &BusyReport) {
 /// Prefill and decode speed, with the episode replay and the speculation measurements when run.
 pub(super) fn speed(r: &SpeedReport) -> anyhow::Result<()> {
     println!("model        {}", r.model);
-    println!("pp{:<10} {:>8.1} ± {:.1} tokens/s", r.pp_tokens, r.pp_tps_mean, r.pp_tps_sd);
-    println!("tg{:<10} {:>8.1} ± {:.1} tokens/s", r.tg_tokens, r.tg_tps_mean, r.tg_tps_sd);
+    if r.depths.is_empty() {
+        let at = if r.depth > 0 { format!(" @ d{}", r.depth) } else { String::new() };
+        println!("pp{:<10} {:>8.1} ± {:.1} tokens/s{at}", r.pp_tokens, r.pp_tps_mean, r.pp_tps_sd);
+        println!("tg{:<10} {:>8.1} ± {:.1} tokens/s{at}", r.tg_tokens, r.tg_tps_mean, r.tg_tps_sd);
+    }
+    for d in &r.depths {
+        println!(
+            "depth {:<6} pp{} {:>8.1} ± {:.1}   tg{} {:>8.1} ± {:.1} tokens/s",
+            d.depth, r.pp_tokens, d.pp_tps_mean, d.pp_tps_sd, r.tg_tokens, d.tg_tps_mean, d.tg_tps_sd
+        );
+    }
     if let Some(e) = &r.episode {
         println!(
             "episode      {} tool turns + final, {} tokens in context ({} generated)",
