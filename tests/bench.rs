@@ -24,6 +24,7 @@ const SPEED_KEYS: &[&str] = &[
     "size_bytes",
     "threads",
     "batch",
+    "kv_type",
     "pp_tokens",
     "pp_tps_mean",
     "pp_tps_sd",
@@ -49,6 +50,7 @@ fn speed_and_replay_reports_hold_together() {
     .unwrap();
     assert_eq!(calls, [(0, 2), (1, 2), (2, 2)], "warm-up, then each timed repetition");
     assert_eq!((r.pp_tokens, r.tg_tokens, r.threads, r.batch), (16, 4, Some(1), 256));
+    assert_eq!(r.kv_type, "f32", "the CPU's default KV cache");
     assert_eq!(r.model, path.display().to_string());
     assert!(r.params > 100_000_000 && r.size_bytes > 90_000_000, "{r:?}");
     for rate in [r.pp_tps_mean, r.tg_tps_mean] {
@@ -118,6 +120,14 @@ fn speed_and_replay_reports_hold_together() {
     let deep = SpeedSizes { pp: 8, tg: 2, reps: 1, depth: 4090 };
     let err = bench::speed(&mut engine, &options, deep, &mut |_, _| {}).unwrap_err();
     assert!(matches!(err, bench::BenchError::Decode(sqale::generate::GenerateError::ContextFull { .. })), "{err}");
+
+    // An f16 KV cache, asked for.
+    let f16 = EngineOptions { kv_type: sqale::engine::KvType::F16, ..options.clone() };
+    let mut half = Engine::new(&model, f16.clone()).unwrap();
+    let h = bench::speed(&mut half, &f16, sizes, &mut |_, _| {}).unwrap();
+    assert_eq!(h.kv_type, "f16");
+    assert!(h.tg_tps_mean > 0.0);
+    drop(half);
 
     // The engine is usable afterwards, and a measurement that cannot fit says so.
     let err = bench::speed(&mut engine, &options, SpeedSizes { pp: 5000, tg: 1, reps: 1, depth: 0 }, &mut |_, _| {})

@@ -66,6 +66,8 @@ pub struct SpeedReport {
     pub threads: Option<i32>,
     /// Tokens per prefill batch.
     pub batch: u32,
+    /// The KV cache's element type (`f32`, `f16`).
+    pub kv_type: String,
     /// Prompt tokens per prefill measurement.
     pub pp_tokens: usize,
     /// Prefill tokens/s, mean over the repetitions.
@@ -148,6 +150,7 @@ pub fn speed(
         size_bytes: model.size(),
         threads: options.threads,
         batch: options.batch,
+        kv_type: options.kv_type.resolve(model.on_gpu()).to_string(),
         pp_tokens: sizes.pp,
         pp_tps_mean,
         pp_tps_sd,

@@ -84,6 +84,10 @@ pub struct EngineArgs {
     /// the prompt once per process and keep it in memory).
     #[arg(long)]
     no_prompt_cache: bool,
+    /// The KV cache's element type: `auto` (f32 on the CPU, which keeps speculation exact; f16
+    /// on a GPU), `f16` (half the memory, faster deep in a context) or `f32`.
+    #[arg(long, default_value_t = sqale::engine::KvType::Auto)]
+    kv_type: sqale::engine::KvType,
 }
 
 impl EngineArgs {
@@ -100,6 +104,7 @@ impl EngineArgs {
             speculate: self.speculate,
             max_draft: self.max_draft,
             prompt_cache: None,
+            kv_type: self.kv_type,
         }
     }
 

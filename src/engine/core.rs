@@ -150,12 +150,15 @@ impl<'m> Core<'m> {
             .with_kv_unified(false)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
+        let kv = match options.kv_type.resolve(model.on_gpu()) {
+            "f32" => KvCacheType::F32,
+            _ => KvCacheType::F16,
+        };
         if !model.on_gpu() {
-            params = params
-                .with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED)
-                .with_type_k(KvCacheType::F32)
-                .with_type_v(KvCacheType::F32);
+            // Flash attention off: on the CPU it is slower deep in a context (docs/benchmarks.md).
+            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
         }
+        params = params.with_type_k(kv).with_type_v(kv);
         // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a
         // snapshot per token for the last `n_rs_seq` tokens so that a rejected draft can be
         // dropped (docs/speculative-decoding.md).
@@ -177,7 +180,8 @@ impl<'m> Core<'m> {
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
         let dir = options.prompt_cache.clone().filter(|_| !mtp);
-        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32));
+        let kv_type = options.kv_type.resolve(model.on_gpu());
+        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32, kv_type));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;
             let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };

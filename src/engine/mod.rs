@@ -29,6 +29,7 @@ mod batched;
 mod core;
 mod draft;
 mod kernels;
+mod kv_cache;
 mod model;
 pub mod prompt_cache;
 mod replay;
@@ -46,6 +47,7 @@ use llama_cpp_2::token::LlamaToken;
 pub use self::core::FAIL_DECODE_AFTER_VAR;
 pub use batched::{BatchedEngine, SequenceGenerator};
 pub use kernels::{batch_invariant, batch_variance, cpu_kernels, tiled_kernel_on, TILED_MIN_ROWS, TILED_MM_VAR};
+pub use kv_cache::KvType;
 pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};
 
@@ -167,6 +169,9 @@ pub struct EngineOptions {
     /// restored from a file there instead of decoded, and saved there after it was decoded;
     /// `None` for no cache on disk. Not used while the MTP head drafts.
     pub prompt_cache: Option<PathBuf>,
+    /// The KV cache's element type ([`KvType`]: f32 on the CPU by default, for exact
+    /// speculation; f16 halves its memory).
+    pub kv_type: KvType,
 }
 
 impl Default for EngineOptions {
@@ -182,6 +187,7 @@ impl Default for EngineOptions {
             speculate: Speculate::Auto,
             max_draft: defaults::MAX_DRAFT_TOKENS,
             prompt_cache: None,
+            kv_type: KvType::Auto,
         }
     }
 }

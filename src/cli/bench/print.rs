@@ -19,7 +19,7 @@ pub(super) fn busy(r: &BusyReport) {
 
 /// Prefill and decode speed, with the episode replay and the speculation measurements when run.
 pub(super) fn speed(r: &SpeedReport) -> anyhow::Result<()> {
-    println!("model        {}", r.model);
+    println!("model        {} (KV cache {})", r.model, r.kv_type);
     if r.depths.is_empty() {
         let at = if r.depth > 0 { format!(" @ d{}", r.depth) } else { String::new() };
         println!("pp{:<10} {:>8.1} ± {:.1} tokens/s{at}", r.pp_tokens, r.pp_tps_mean, r.pp_tps_sd);

@@ -40,7 +40,7 @@ pub(super) fn absolute(path: &Path) -> String {
 impl DiskCache {
     /// The cache in `dir` for a context over `model` that decodes `batch` tokens at a time,
     /// `ctx` per sequence, with `recurrent_snapshots` snapshots of recurrent state, on
-    /// `threads` threads. An unreadable model file gives no cache.
+    /// `threads` threads, with a KV cache of `kv_type`. An unreadable model file gives no cache.
     pub(crate) fn new(
         dir: PathBuf,
         model: &Model,
@@ -48,6 +48,7 @@ impl DiskCache {
         batch: u32,
         recurrent_snapshots: u32,
         threads: u32,
+        kv_type: &str,
     ) -> Option<Self> {
         let identity = ModelIdentity::of(model.path()).ok()?;
         let base = CacheKey {
@@ -56,7 +57,7 @@ impl DiskCache {
             prompt_sha256: String::new(),
             ctx,
             batch,
-            kv_type: if model.on_gpu() { "f16" } else { "f32" }.into(),
+            kv_type: kv_type.into(),
             gpu_layers: model.gpu_layers(),
             mtp_head: model.has_mtp_head(),
             recurrent_snapshots,
