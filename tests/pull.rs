@@ -75,6 +75,18 @@ fn bad_repository_ids_and_revisions_are_refused_before_any_path() {
     assert!(common::dir_listing(hf.path()).is_empty(), "nothing made in the Hugging Face cache");
 }
 
+/// A type that needs an importance matrix is refused without one before anything is fetched.
+#[test]
+fn a_type_that_needs_an_importance_matrix_is_refused_before_the_download() {
+    let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let out = sqale(hf.path(), cache.path(), &["pull", "synsql", "--type", "iq2_xs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("iq2_xs needs an importance matrix") && err.contains("--imatrix"), "{err}");
+    assert!(!err.contains("Hugging Face cache"), "refused before looking for the checkpoint: {err}");
+    assert!(common::dir_listing(cache.path()).is_empty(), "nothing made in the cache");
+}
+
 #[test]
 fn pull_converts_from_the_cache_records_checksums_and_ask_uses_it() {
     let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

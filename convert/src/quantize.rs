@@ -189,8 +189,17 @@ fn parse_progress(line: &str) -> Option<(usize, usize)> {
 /// The quantised type holding most of `header`'s weights, if any is quantised.
 pub fn quantized_type(header: &gguf::GgufHeader) -> Option<&'static str> {
     let floats = [GgmlType::F32.id(), GgmlType::F16.id(), GgmlType::Bf16.id()];
+    largest_type(header.tensors.iter().filter(|t| !floats.contains(&t.ty)))
+}
+
+/// The type holding most of `header`'s weights (`q4_K` in a q4_k_m file, `bf16` in a bf16 one).
+pub fn main_type(header: &gguf::GgufHeader) -> Option<&'static str> {
+    largest_type(header.tensors.iter())
+}
+
+fn largest_type<'a>(tensors: impl Iterator<Item = &'a gguf::TensorHeader>) -> Option<&'static str> {
     let mut by_type: Vec<(&'static str, u64)> = Vec::new();
-    for t in header.tensors.iter().filter(|t| !floats.contains(&t.ty)) {
+    for t in tensors {
         match by_type.iter_mut().find(|(name, _)| *name == t.type_name()) {
             Some((_, n)) => *n += t.elements(),
             None => by_type.push((t.type_name(), t.elements())),

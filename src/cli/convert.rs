@@ -166,7 +166,7 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
         Some(p) => Some(Imatrix::read(p).with_context(|| format!("reading the importance matrix {}", p.display()))?),
         None => None,
     };
-    if args.allow_requantize && !args.json {
+    if args.allow_requantize {
         let header = sqale_convert::gguf::read_header(&args.input)?;
         if let Some(from) = sqale_convert::quantize::quantized_type(&header) {
             if ty != QuantType::F32 {
@@ -194,7 +194,7 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
     if args.json {
         let report = serde_json::json!({
             "output": args.output, "type": ty.to_string(), "bytes": bytes, "seconds": seconds,
-            "imatrix": args.imatrix, "requantized": args.allow_requantize,
+            "imatrix": args.imatrix, "allow_requantize": args.allow_requantize,
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -112,7 +112,7 @@ fn quantisation(path: &Path) -> (Option<String>, Option<String>) {
     use sqale_convert::gguf::Value;
     use sqale_convert::quantize::{KEY_IMATRIX_DATASET, KEY_IMATRIX_FILE};
     let Ok(h) = sqale_convert::gguf::read_header(path) else { return (None, None) };
-    let weights = sqale_convert::quantize::quantized_type(&h).or_else(|| h.tensors.iter().map(|t| t.type_name()).max());
+    let weights = sqale_convert::quantize::main_type(&h);
     let imatrix = h.get(KEY_IMATRIX_FILE).and_then(Value::as_str).map(|file| {
         match h.get(KEY_IMATRIX_DATASET).and_then(Value::as_str) {
             Some(d) => format!("{file} ({d})"),
