@@ -29,6 +29,7 @@ impl HardwareArgs {
             verbose,
             device: self.device.clone(),
             skip_mtp: false,
+            vocab_only: false,
         }
     }
 }

@@ -66,7 +66,9 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
         "the output {} is the model itself: write the importance matrix to another file",
         args.output.display()
     );
-    let model = args.model.load_path(&path)?;
+    // Only a benchmark to play needs the weights in this handle; the collection has its own.
+    let options = sqale::engine::ModelOptions { vocab_only: args.bench.is_none(), ..args.model.model_options() };
+    let model = sqale::engine::Model::load(&path, &options)?;
     let setup = ImatrixSetup {
         chunk: args.chunk,
         max_chunks: args.chunks,

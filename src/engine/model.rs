@@ -26,6 +26,9 @@ pub struct ModelOptions {
     /// Leave the multi-token-prediction head unloaded even when the file has one (it is only
     /// used for speculative decoding).
     pub skip_mtp: bool,
+    /// Load the vocabulary only, no weights: for tokenising (`sqale imatrix` decodes through
+    /// its own handle of the file), not for decoding.
+    pub vocab_only: bool,
 }
 
 /// The GPU backends this build was compiled with (`vulkan`, `cuda`, `metal`), comma-separated.
@@ -134,7 +137,7 @@ impl Model {
         let arch = header.architecture().unwrap_or_default();
         let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(gguf::Value::as_u64).unwrap_or(0);
         let mtp = heads > 0 && !options.skip_mtp;
-        params = params.with_load_mtp(mtp);
+        params = params.with_load_mtp(mtp).with_vocab_only(options.vocab_only);
         let model = LlamaModel::load_from_file(backend, path, &params)
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
