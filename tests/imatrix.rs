@@ -98,6 +98,14 @@ fn sqale_and_llama_cpp_read_each_others_importance_matrices() {
     medians.sort_by(f32::total_cmp);
     assert!(medians[medians.len() - 1] < 0.02, "sqale's and llama.cpp's statistics differ: {medians:?}");
 
+    // The two merge, as llama-imatrix's --in-file: sums and counts add.
+    let both = work.path().join("both.imatrix.gguf");
+    ok(sqale(&["imatrix", "-m", s(f32), "--in-file", s(&ours), "--in-file", s(&theirs), "-o", s(&both)]), "merge");
+    let m = Imatrix::read(&both).unwrap();
+    let name = "blk.3.ffn_down.weight";
+    assert_eq!(m.entries[name].counts[0], a.entries[name].counts[0] + b.entries[name].counts[0]);
+    assert_eq!(m.datasets.len(), a.datasets.len() + b.datasets.len());
+
     // llama.cpp's quantiser reads sqale's file: it loads every entry and names it in the output.
     let q = work.path().join("llama-q3.gguf");
     let out = Command::new(llama_tool("llama-quantize"))
@@ -231,6 +239,7 @@ fn what_cannot_be_quantised_is_refused_and_nothing_is_written() {
         "sqale imatrix on the tiny model",
     );
     refused(&["quantize", s(f32), s(&out), "--type", "q3_k_m", "--imatrix", s(&other)], "does not belong to");
+    refused(&["imatrix", "-m", s(f32), "--in-file", s(&other), "-o", s(&out)], "does not belong to");
 
     // A matrix missing one of the model's weights.
     let mut m = Imatrix::read(&good).unwrap();

@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::imatrix::{self, ImatrixEvent, ImatrixSetup, Source};
+use sqale_convert::Imatrix;
 
 use super::args::ModelArgs;
 
@@ -41,6 +42,10 @@ pub struct ImatrixArgs {
     /// Chunks of text to use at most (default: all).
     #[arg(long)]
     chunks: Option<usize>,
+    /// Existing matrices (sqale's or llama-imatrix's) whose statistics are added to the new ones,
+    /// as llama-imatrix's --in-file; repeatable. With no other source they are only merged.
+    #[arg(long = "in-file", value_name = "IMATRIX.gguf")]
+    in_files: Vec<PathBuf>,
     /// The importance matrix to write (llama.cpp's GGUF imatrix form).
     #[arg(long, short = 'o')]
     output: PathBuf,
@@ -57,10 +62,21 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
     }
     sources.extend(args.text.iter().cloned().map(Source::Text));
     anyhow::ensure!(
-        !sources.is_empty(),
-        "no calibration source: give --episodes RESULTS (recorded agent episodes), --bench BENCHMARK, or --text FILE"
+        !sources.is_empty() || !args.in_files.is_empty(),
+        "no calibration source: give --episodes RESULTS (recorded agent episodes), --bench BENCHMARK, --text FILE or --in-file IMATRIX"
     );
     let (path, _) = args.model.model_path()?;
+    // Each matrix to merge must be the model's own: a merge adds entries of the same shape.
+    let header = sqale_convert::gguf::read_header(&path)?;
+    let mut merged: Option<Imatrix> = None;
+    for f in &args.in_files {
+        let m = Imatrix::read(f).with_context(|| format!("reading {}", f.display()))?;
+        m.check_model(&header, f, &path)?;
+        match &mut merged {
+            Some(all) => all.merge(&m),
+            None => merged = Some(m),
+        }
+    }
     anyhow::ensure!(
         std::fs::canonicalize(&path).ok() != std::fs::canonicalize(&args.output).ok(),
         "the output {} is the model itself: write the importance matrix to another file",
@@ -69,6 +85,18 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
     // Only a benchmark to play needs the weights in this handle; the collection has its own.
     let options = sqale::engine::ModelOptions { vocab_only: args.bench.is_none(), ..args.model.model_options() };
     let model = sqale::engine::Model::load(&path, &options)?;
+    if let Some(m) = &merged {
+        if sources.is_empty() {
+            let bytes = m.write(&args.output).with_context(|| format!("writing {}", args.output.display()))?;
+            println!(
+                "wrote {} ({} weights merged from {} files, {bytes} bytes)",
+                args.output.display(),
+                m.entries.len(),
+                args.in_files.len()
+            );
+            return Ok(());
+        }
+    }
     let setup = ImatrixSetup {
         chunk: args.chunk,
         max_chunks: args.chunks,
@@ -103,6 +131,10 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
         _ => {}
     })?;
     bar.finish_and_clear();
+    let mut matrix = matrix;
+    if let Some(m) = &merged {
+        matrix.merge(m);
+    }
     let bytes = matrix.write(&args.output).with_context(|| format!("writing {}", args.output.display()))?;
     if args.json {
         let mut json = serde_json::to_value(&report)?;
