@@ -16,7 +16,8 @@ pub struct InfoArgs {
     #[arg(long, default_value_t = sqale::defaults::CONTEXT_TOKENS)]
     ctx: u32,
     /// With --model: also the memory of the model in every quantised type, f32 down to 2 bits
-    /// (llama.cpp's quantiser plans each: a second or so per type).
+    /// (llama.cpp's quantiser plans each, reading the file: seconds for a small model, a minute for a
+    /// 4 GB one).
     #[arg(long, requires = "model")]
     types: bool,
     /// Print JSON.
