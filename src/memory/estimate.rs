@@ -160,7 +160,7 @@ pub struct Estimate {
 impl Estimate {
     /// Whether `total_bytes` with [`HEADROOM`] fits in `available` bytes.
     pub fn fits(&self, available: u64) -> bool {
-        self.total_bytes as f64 * HEADROOM < available as f64
+        fits(self.total_bytes, available)
     }
 
     /// Records whether the estimate fits in `available` bytes.
@@ -168,6 +168,11 @@ impl Estimate {
         self.fits_in_available_memory = available.map(|a| self.fits(a));
         self
     }
+}
+
+/// Whether `total` bytes with [`HEADROOM`] fit in `available` bytes.
+fn fits(total: u64, available: u64) -> bool {
+    total as f64 * HEADROOM < available as f64
 }
 
 /// The memory of one model in one quantised type (`sqale info --model`'s table).
@@ -197,7 +202,7 @@ pub fn per_type(path: &std::path::Path, est: &Estimate, available: Option<u64>) 
         .filter_map(|&(ty, name, _, needs_imatrix)| {
             let weights_bytes = planned_bytes(path, ty, None).ok()?;
             let total_bytes = weights_bytes + est.kv_cache_bytes + est.recurrent_state_bytes;
-            let fits_in_available_memory = available.map(|a| total_bytes as f64 * HEADROOM < a as f64);
+            let fits_in_available_memory = available.map(|a| fits(total_bytes, a));
             Some(TypeMemory {
                 ty: name.to_string(),
                 weights_bytes,
