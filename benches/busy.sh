@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Decode speed on a busy machine, for each way llama.cpp's threads can wait: `sqale bench --busy N`
 # (the same measurement idle and with 1..N spinning threads beside it, each against idle) for
-#   OpenMP (sqale's default build) with OMP_WAIT_POLICY=ACTIVE, PASSIVE, and libgomp's default
-#   spin (GOMP_SPINCOUNT=300000, about 3 ms before sleeping);
+#   OpenMP (sqale's default build) with OMP_WAIT_POLICY=ACTIVE, sqale's default (a short spin,
+#   GOMP_SPINCOUNT=3000, then sleep), libgomp's default spin (GOMP_SPINCOUNT=300000, about 3 ms
+#   before sleeping) and PASSIVE;
 #   llama.cpp's own threadpool (a build without the `openmp` feature: target/no-openmp);
 # at 2 threads and at 1. Prints a Markdown table.
 #   CARGO_TARGET_DIR=target/no-openmp cargo build --release --no-default-features --bin sqale
@@ -30,8 +31,9 @@ for n in $(seq 1 "$busy"); do header="$header | $n busy"; done
 echo "$header |"
 echo "|---|--:|$(for n in $(seq 0 "$busy"); do printf -- '--:|'; done)"
 for t in 2 1; do
-  row "OpenMP, OMP_WAIT_POLICY=ACTIVE" "$t" OMP_WAIT_POLICY=ACTIVE "$omp"
-  row "OpenMP, libgomp default (spin ~3 ms)" "$t" GOMP_SPINCOUNT=300000 "$omp"
-  row "OpenMP, OMP_WAIT_POLICY=PASSIVE" "$t" OMP_WAIT_POLICY=PASSIVE "$omp"
+  row "OpenMP, OMP_WAIT_POLICY=ACTIVE" "$t" -u GOMP_SPINCOUNT OMP_WAIT_POLICY=ACTIVE "$omp"
+  row "OpenMP, sqale's default (GOMP_SPINCOUNT=3000)" "$t" -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$omp"
+  row "OpenMP, libgomp default (spin ~3 ms)" "$t" -u OMP_WAIT_POLICY GOMP_SPINCOUNT=300000 "$omp"
+  row "OpenMP, OMP_WAIT_POLICY=PASSIVE" "$t" -u GOMP_SPINCOUNT OMP_WAIT_POLICY=PASSIVE "$omp"
   row "llama.cpp threadpool" "$t" "$pool"
 done

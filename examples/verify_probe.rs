@@ -1,8 +1,9 @@
 //! Probe: do a verify batch's rows give the same logits as decoding one token at a time?
 //!
-//! `cargo run --release --example verify_probe -- MODEL.gguf [THREADS]` prints, for verify
+//! `cargo run --release --example verify_probe -- MODEL.gguf [THREADS] [KV_TYPE]` prints, for verify
 //! batches of 2..=9 rows, the largest |Δlogit| of the last kept row against plain decoding
-//! (docs/speculative-decoding.md: where llama.cpp's logits depend on the batch).
+//! (docs/speculative-decoding.md: where llama.cpp's logits depend on the batch), with the KV
+//! cache in `KV_TYPE` (auto, f16 or f32; default auto).
 
 use sqale::engine::{Engine, EngineOptions, Model, ModelOptions};
 use sqale::generate::Generator;
@@ -11,10 +12,18 @@ use sqale::speculate::Speculate;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).ok_or("usage: verify_probe MODEL.gguf [THREADS]")?;
+    let path = args.get(1).ok_or("usage: verify_probe MODEL.gguf [THREADS] [KV_TYPE]")?;
     let threads = args.get(2).map(|t| t.parse()).transpose()?;
+    let kv_type = args.get(3).map(|k| k.parse()).transpose()?.unwrap_or_default();
     let model = Model::load(path, &ModelOptions::default())?;
-    let o = EngineOptions { ctx: 4096, threads, temperature: 0.0, speculate: Speculate::Lookup, ..Default::default() };
+    let o = EngineOptions {
+        ctx: 4096,
+        threads,
+        kv_type,
+        temperature: 0.0,
+        speculate: Speculate::Lookup,
+        ..Default::default()
+    };
     let prompt = Prompt::default();
     let user = prompt.first_turn(&prompt.user_turn("Which supplier shipped the most back-ordered items?", None)?);
     let mut plain = Engine::new(&model, o.clone())?;

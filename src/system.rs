@@ -70,6 +70,10 @@ pub struct SystemInfo {
     pub batch_variance: Option<String>,
     /// Whether llama.cpp's tiled K-quant kernel runs ([`crate::engine::tiled_kernel_on`]).
     pub tiled_kernel: bool,
+    /// How far decoding is exact in this process ([`crate::engine::exactness`]).
+    pub exactness: crate::engine::Exactness,
+    /// The KV cache's element type by default on the default device (`--kv-type auto`).
+    pub kv_type: &'static str,
     /// How llama.cpp's CPU threads wait for each other.
     pub threading: crate::engine::Threading,
     /// The devices llama.cpp sees.
@@ -110,6 +114,8 @@ impl SystemInfo {
             batch_invariant: crate::engine::batch_invariant(),
             batch_variance: crate::engine::batch_variance().map(str::to_string),
             tiled_kernel: crate::engine::tiled_kernel_on(),
+            exactness: crate::engine::exactness(),
+            kv_type: crate::engine::KvType::Auto.resolve(crate::engine::gpu_offload_supported()),
             threading: crate::engine::threading(),
             devices: devices(),
             memory,
@@ -134,6 +140,8 @@ mod tests {
             batch_invariant: false,
             batch_variance: Some("a GPU backend (vulkan) is built in".into()),
             tiled_kernel: false,
+            exactness: crate::engine::Exactness::No,
+            kv_type: "f16",
             threading: crate::engine::threading(),
             devices: Vec::new(),
             memory: Some(MachineMemory { total: 8, available: 4 }),
@@ -151,6 +159,8 @@ mod tests {
             "llama_cpu_kernels",
             "batch_invariant",
             "tiled_kernel",
+            "exactness",
+            "kv_type",
             "threading",
             "devices",
             "memory_total",

@@ -31,10 +31,15 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     let m = &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["full_attention_layers"], 30);
     assert_eq!(m["recurrent_layers"], 0);
-    // f32 K and V on the CPU backend (docs/speculative-decoding.md: exact verify rows).
+    // f32 K and V on the CPU backend by default (docs/memory.md), f16 on asking: half of it.
     assert_eq!(m["kv_cache_type"], "f32");
     assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 4);
     assert!(m["weights_bytes"].as_u64().unwrap() > 90_000_000);
+    let half =
+        &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384", "--kv-type", "f16"])["model"];
+    assert_eq!(half["kv_cache_type"], "f16");
+    assert_eq!(half["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 2);
+    assert_eq!(half["weights_bytes"], m["weights_bytes"]);
 
     // The tiny qwen35: 3 linear-attention layers and 1 full-attention layer (2 KV heads of 16);
     // conv state 3 x (64 + 2*2*16) f32 and SSM state 4 x 16 x 16 f32 per recurrent layer.
@@ -80,17 +85,24 @@ fn info_names_llamas_kernels_and_the_thread_defaults() {
     assert!(kernels.contains(&"OPENMP"), "the default build uses OpenMP: {kernels:?}");
     assert_eq!(i["threading"]["pool"], "openmp");
     // sqale's default wait policy, unless the environment sets one.
-    if std::env::var_os("OMP_WAIT_POLICY").is_none() {
-        assert_eq!(i["threading"]["omp_wait_policy"], sqale::engine::OMP_WAIT_POLICY_DEFAULT);
+    if std::env::var_os("OMP_WAIT_POLICY").is_none() && std::env::var_os("GOMP_SPINCOUNT").is_none() {
+        assert_eq!(i["threading"]["gomp_spincount"], sqale::engine::GOMP_SPINCOUNT_DEFAULT);
+        assert!(i["threading"].get("omp_wait_policy").is_none(), "{}", i["threading"]);
         assert_eq!(i["threading"]["policy_from"], "sqale");
     }
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
         .args(["info", "--json"])
         .env("OMP_WAIT_POLICY", "ACTIVE")
+        .env_remove("GOMP_SPINCOUNT")
         .output()
         .unwrap();
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["threading"]["omp_wait_policy"], "ACTIVE");
+    assert!(
+        j["threading"].get("gomp_spincount").is_none(),
+        "a policy the user set is kept as it is: {}",
+        j["threading"]
+    );
     assert_eq!(j["threading"]["policy_from"], "environment");
 }
 
@@ -98,9 +110,12 @@ fn info_names_llamas_kernels_and_the_thread_defaults() {
 /// (it follows `GGML_CPU_TILED_MM`, which a user sets to 0 for exactness in any batch).
 #[test]
 fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kernel_runs() {
-    let run = |tiled: Option<&str>| {
+    let run_with = |tiled: Option<&str>, exact: bool| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_sqale"));
         c.args(["info", "--json"]);
+        if exact {
+            c.arg("--exact");
+        }
         match tiled {
             Some(v) => c.env(sqale::engine::TILED_MM_VAR, v),
             None => c.env_remove(sqale::engine::TILED_MM_VAR),
@@ -109,6 +124,7 @@ fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kerne
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
+    let run = |tiled: Option<&str>| run_with(tiled, false);
     let default = run(None);
     if sqale::engine::GPU_BACKENDS.is_empty() {
         assert_eq!(default["batch_invariant"], true, "sqale's own build: {default}");
@@ -122,6 +138,22 @@ fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kerne
     assert_eq!(run(Some("1"))["tiled_kernel"], x86_cpu);
     assert_eq!(run(Some("0"))["tiled_kernel"], false);
     assert_eq!(run(Some("0"))["batch_invariant"], default["batch_invariant"]);
+
+    // How far decoding is exact, and the named mode that makes it exact in any batch.
+    let exact = run_with(None, true);
+    if sqale::engine::GPU_BACKENDS.is_empty() {
+        assert_eq!(default["exactness"], if x86_cpu { "below_tiled_rows" } else { "any_batch" }, "{default}");
+        assert_eq!(exact["exactness"], "any_batch", "{exact}");
+        assert_eq!(exact["tiled_kernel"], false, "--exact switches the tiled kernel off: {exact}");
+        assert_eq!(run(Some("0"))["exactness"], "any_batch");
+    } else {
+        assert_eq!(default["exactness"], "no", "{default}");
+        let out = Command::new(env!("CARGO_BIN_EXE_sqale")).args(["info", "--exact"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "refused on a build that can't be exact");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("can't decode exactly") && err.contains("GPU backend"), "{err}");
+    }
+    assert_eq!(default["kv_type"], if sqale::engine::GPU_BACKENDS.is_empty() { "f32" } else { "f16" });
 }
 
 #[test]

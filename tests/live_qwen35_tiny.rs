@@ -29,6 +29,34 @@ fn cache_correctness_on_a_hybrid_recurrent_model() {
     common::check_incremental_equals_scratch(&model, options());
 }
 
+/// A mark taken deep in a sequence brings back its tokens and its whole state, the recurrent
+/// layers' included (which can't be cut back to a position): what `sqale bench --depth` decodes
+/// from after the prefill. The same tokens after it give bit for bit the same logits.
+#[test]
+fn rewinding_to_a_mark_restores_the_recurrent_state_exactly() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::load(convert("f16", dir.path()), &ModelOptions::default()).unwrap();
+    let mut e = Engine::new(&model, options()).unwrap();
+    let n = model.llama().n_vocab();
+    let tokens: Vec<_> = (0..300).map(|i| llama_cpp_2::token::LlamaToken((i * 37 + 11) % n)).collect();
+    e.decode(&tokens[..256]).unwrap();
+    let mark = e.mark().unwrap().expect("no MTP head drafting: the state can be copied");
+    assert_eq!(mark.len(), 256);
+    e.decode(&tokens[256..280]).unwrap();
+    let first = e.logits().to_vec();
+    e.decode(&tokens[280..]).unwrap();
+    e.rewind(&mark).unwrap();
+    assert_eq!(e.tokens(), &tokens[..256]);
+    assert!(e.logits().is_empty(), "no token's logits are current after a rewind");
+    e.decode(&tokens[256..280]).unwrap();
+    assert_eq!(e.logits(), &first[..], "the same tokens after the mark, the same logits");
+
+    assert!(model.has_mtp_head(), "the fixture carries an MTP head");
+    let mtp = Engine::new(&model, EngineOptions { speculate: Speculate::Mtp, ..options() }).unwrap();
+    assert!(mtp.mark().unwrap().is_none(), "the MTP head's own cache is not in a copy");
+}
+
 #[test]
 fn quantised_outputs_load_and_run_an_agent_episode() {
     let _g = common::one_at_a_time();

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use llama_cpp_2::token::LlamaToken;
 use sqale::agent::{Agent, Episode, Settings};
 use sqale::bench::SpeculationSetup;
-use sqale::engine::{DraftSource, Engine, EngineOptions, Model, ModelOptions};
+use sqale::engine::{DraftSource, Engine, EngineOptions, KvType, Model, ModelOptions};
 use sqale::generate::Generator;
 use sqale::prompt::Prompt;
 use sqale::speculate::Speculate;
@@ -232,24 +232,31 @@ fn batch_logit_diff(e: &mut Engine<'_>, tokens: &[LlamaToken]) -> f32 {
 }
 
 /// Whether this build is batch-invariant is what `sqale info` and `--speculate auto` go by:
-/// where it says so, a token decoded in one batch with the next gets exactly the logits it
-/// gets decoded alone (the pairs `examples/batch_probe.rs` found rounded differently by
-/// llamafile's sgemm: 0.34 to 0.68 in a logit).
+/// where it says so, a token decoded in one batch with the tokens before it gets exactly the
+/// logits it gets decoded alone, with the KV cache in either type: pairs (those
+/// `examples/batch_probe.rs` found rounded differently by llamafile's sgemm: 0.34 to 0.68 in a
+/// logit) and batches of 4 and 9 rows (a verify batch of the longest default draft).
 #[test]
 fn a_batch_invariant_build_gives_a_token_the_same_logits_in_any_batch() {
     let _g = common::one_at_a_time();
     let model = smollm2();
-    let mut e = Engine::new(&model, options(Speculate::Off, 0.0)).unwrap();
-    let mut worst = 0.0f32;
-    for (a, b) in [(504, 3252), (3725, 3252), (504, 504), (13, 3252)] {
-        worst = worst.max(batch_logit_diff(&mut e, &[LlamaToken(a), LlamaToken(b)]));
-    }
-    eprintln!(
-        "batch-invariant build: {}; largest |Δlogit| alone vs batched: {worst:e}",
-        sqale::engine::batch_invariant()
-    );
-    if sqale::engine::batch_invariant() {
-        assert_eq!(worst, 0.0, "this build says its kernels are batch-invariant");
+    let run: Vec<LlamaToken> = [504, 3252, 3725, 13, 504, 504, 3252, 13, 3725].map(LlamaToken).to_vec();
+    for kv in [KvType::F32, KvType::F16] {
+        let mut e = Engine::new(&model, EngineOptions { kv_type: kv, ..options(Speculate::Off, 0.0) }).unwrap();
+        let mut worst = 0.0f32;
+        for (a, b) in [(504, 3252), (3725, 3252), (504, 504), (13, 3252)] {
+            worst = worst.max(batch_logit_diff(&mut e, &[LlamaToken(a), LlamaToken(b)]));
+        }
+        for n in [4, 9] {
+            worst = worst.max(batch_logit_diff(&mut e, &run[..n]));
+        }
+        eprintln!(
+            "batch-invariant build: {}; {kv} KV cache: largest |Δlogit| alone vs batched: {worst:e}",
+            sqale::engine::batch_invariant()
+        );
+        if sqale::engine::batch_invariant() {
+            assert_eq!(worst, 0.0, "this build says its kernels are batch-invariant ({kv} KV cache)");
+        }
     }
 }
 
@@ -325,14 +332,14 @@ fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_witho
             assert_eq!(r.given.accepted, r.given.drafted, "k={}: every oracle draft is kept: {r:?}", r.k);
         }
 
-        // The same file with the tiled kernel off, in a process of its own (llama.cpp reads the
-        // switch once): every oracle draft is kept at every k up to 8.
+        // The same file in the exact mode (the tiled kernel off), in a process of its own
+        // (llama.cpp reads the switch once): every oracle draft is kept at every k up to 8.
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
-            .args(["bench", "--model"])
+            .args(["bench", "--exact", "--model"])
             .arg(&gguf)
             .args(["--speculation", "--pp", "16", "--tg", "8", "--reps", "1", "--ctx", "2048", "--temp", "0.6"])
             .args(["--seed", "3", "--json"])
-            .env(sqale::engine::TILED_MM_VAR, "0")
+            .env_remove(sqale::engine::TILED_MM_VAR)
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -340,8 +347,8 @@ fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_witho
         let runs = j["speculation"]["oracle"]["runs"].as_array().unwrap();
         assert_eq!(runs.len(), 8);
         for r in runs {
-            assert_eq!(r["identical"], true, "tiled kernel off: {r}");
-            assert_eq!(r["acceptance"], 1.0, "tiled kernel off: {r}");
+            assert_eq!(r["identical"], true, "--exact: {r}");
+            assert_eq!(r["acceptance"], 1.0, "--exact: {r}");
         }
     }
 }

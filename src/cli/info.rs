@@ -20,6 +20,10 @@ pub struct InfoArgs {
     /// 4 GB one).
     #[arg(long, requires = "model")]
     types: bool,
+    /// With --model: the KV cache's element type to size it in (as the commands that run a
+    /// model take it).
+    #[arg(long, default_value_t = sqale::engine::KvType::Auto)]
+    kv_type: sqale::engine::KvType,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -32,7 +36,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                 path,
                 &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() },
             )?;
-            (Some(sqale::memory::estimate(&model, args.ctx)), model.has_mtp_head())
+            (Some(sqale::memory::estimate_with_kv(&model, args.ctx, args.kv_type)), model.has_mtp_head())
         }
         None => (None, false),
     };
@@ -67,16 +71,25 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     if info.tiled_kernel {
         println!(
             "tiled K-quant kernel: on (batches of {}+ rows of K-quant weights: fast prefill; drafts stop at {} on \
-             such models; {}=0 makes every batch exact: docs/speculative-decoding.md, \"Exactness\")",
+             such models; --exact or {}=0 makes every batch exact: docs/speculative-decoding.md, \"Exactness\")",
             sqale::engine::TILED_MIN_ROWS,
             sqale::engine::TILED_MIN_ROWS - 2,
             sqale::engine::TILED_MM_VAR
         );
     }
+    let exact = match info.exactness {
+        sqale::engine::Exactness::AnyBatch => "in any batch (drafting, --parallel and serve play the lone episodes)",
+        sqale::engine::Exactness::BelowTiledRows => {
+            "lone episodes, drafting included; several sequences in one batch on K-quant files only with --exact"
+        }
+        sqale::engine::Exactness::No => "no (a token's logits depend on its batch here)",
+    };
+    println!("exact decoding: {exact}");
+    println!("KV cache: {} by default (--kv-type; f16 halves its memory)", info.kv_type);
     let t = &info.threading;
-    let policy = match (&t.omp_wait_policy, t.policy_from) {
-        (Some(p), Some(from)) => format!(", OMP_WAIT_POLICY={p} (from {from})"),
-        _ => String::new(),
+    let policy = match t.policy_from {
+        Some(from) => format!(", {} (from {from})", t.wait_settings()),
+        None => String::new(),
     };
     println!(
         "default threads: {} ({}{policy}; see docs/backends.md, \"A busy machine\")",

@@ -33,6 +33,13 @@ const VERSION: &str =
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Exact decoding in any batch: a token gets the logits it gets decoded alone, so drafting,
+    /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding, on
+    /// K-quant files too (it switches llama.cpp's tiled K-quant kernel off: slower prefill of
+    /// those files only; see `sqale info` and docs/speculative-decoding.md, "Exactness").
+    /// Refused on a build that can't be exact
+    #[arg(long, global = true)]
+    exact: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -75,6 +82,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.exact {
+        // Before any command runs llama.cpp, which reads the kernel switch once.
+        sqale::engine::make_exact()?;
+    }
     let done = match cli.command {
         Command::Ask(a) => return ask::run(a),
         Command::Tools(a) => tools::run(a),

@@ -461,6 +461,26 @@ impl<'m> Core<'m> {
         self.decode_run(seq, from, &tokens[from..])
     }
 
+    /// A copy of sequence `seq`'s state in the cache, or `None` with the MTP head (its own cache
+    /// and carried hidden state are not in it).
+    pub(crate) fn save_seq(&self, seq: usize) -> Result<Option<SeqState>, GenerateError> {
+        if self.has_mtp() {
+            return Ok(None);
+        }
+        let state = self
+            .ctx
+            .get()
+            .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
+            .map_err(|e| failed("copying a sequence's state", e))?;
+        Ok(Some(state))
+    }
+
+    /// Makes sequence `seq` hold exactly `state` again ([`Self::save_seq`]).
+    pub(crate) fn restore_seq(&mut self, seq: usize, state: &SeqState) -> Result<(), GenerateError> {
+        self.clear(seq);
+        self.ctx.get_mut().state_seq_set(state, seq as i32).map_err(|e| failed("restoring a sequence's state", e))
+    }
+
     /// Logits of output `index` of the last batch.
     pub(crate) fn logits(&self, index: i32) -> &[f32] {
         self.ctx.get().get_logits_ith(index)

@@ -82,6 +82,45 @@ fn variance(gpu_backends: &str, kernels: &[String]) -> Option<String> {
     None
 }
 
+/// How far a token's logits are independent of its batch in this process: what speculative
+/// decoding, `--parallel` and a service can keep exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exactness {
+    /// In every batch: a batch-invariant build, the tiled K-quant kernel off.
+    AnyBatch,
+    /// In batches below [`TILED_MIN_ROWS`] rows of K-quant weights, and in any batch of other
+    /// weights: a lone sequence's verify batches (the engine keeps them that short), not
+    /// several sequences sharing one.
+    BelowTiledRows,
+    /// Not even in small batches: a GPU backend or batch-shaped CPU kernels ([`batch_variance`]).
+    No,
+}
+
+/// This process's [`Exactness`].
+pub fn exactness() -> Exactness {
+    if !batch_invariant() {
+        Exactness::No
+    } else if tiled_kernel_on() {
+        Exactness::BelowTiledRows
+    } else {
+        Exactness::AnyBatch
+    }
+}
+
+/// Makes every batch exact for the rest of this process ([`Exactness::AnyBatch`]): switches the
+/// tiled K-quant kernel off through [`TILED_MM_VAR`], which costs prefill speed on K-quant files
+/// only. Call before anything else starts threads or runs llama.cpp (llama.cpp and
+/// [`tiled_kernel_on`] read the switch once). Fails, naming the reason, on a build that can't be
+/// exact ([`batch_variance`]).
+pub fn make_exact() -> Result<(), super::EngineError> {
+    if let Some(why) = batch_variance() {
+        return Err(super::EngineError::NotExact(why.to_string()));
+    }
+    std::env::set_var(TILED_MM_VAR, "0");
+    Ok(())
+}
+
 /// Rows from which llama.cpp's tiled K-quant kernel takes a matrix product.
 pub const TILED_MIN_ROWS: usize = 8;
 

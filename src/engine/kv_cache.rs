@@ -1,10 +1,11 @@
 //! The KV cache's element type: f32 on the CPU backend by default, f16 on a GPU.
 //!
-//! On the CPU, llama.cpp's attention (flash attention off) over an f32 cache gives a token the
-//! same logits whatever batch it is decoded in, which keeps speculative decoding and
-//! `--parallel` exact (docs/speculative-decoding.md, "Exactness"). f16 halves the cache's memory
-//! and the bytes attention reads per token, which is what decoding deep in a context is bound by
-//! (docs/benchmarks.md).
+//! On sqale's CPU build (flash attention off, no batch-shaped kernels) attention over either type
+//! gives a token the same logits whatever batch it is decoded in, so speculative decoding and
+//! `--parallel` stay exact with both (`examples/verify_probe.rs`, tests/speculation.rs). f16
+//! halves the cache's memory; f32 decodes as fast or faster on the CPU, whose f16 dot products
+//! convert every element as they go (docs/measurements.md, "Decoding at depth"), so it is the
+//! CPU's default. A GPU reads f16 natively.
 
 use std::fmt;
 use std::str::FromStr;

@@ -46,10 +46,13 @@ use llama_cpp_2::token::LlamaToken;
 
 pub use self::core::FAIL_DECODE_AFTER_VAR;
 pub use batched::{BatchedEngine, SequenceGenerator};
-pub use kernels::{batch_invariant, batch_variance, cpu_kernels, tiled_kernel_on, TILED_MIN_ROWS, TILED_MM_VAR};
+pub use kernels::{
+    batch_invariant, batch_variance, cpu_kernels, exactness, make_exact, tiled_kernel_on, Exactness, TILED_MIN_ROWS,
+    TILED_MM_VAR,
+};
 pub use kv_cache::KvType;
 pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
-pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, OMP_WAIT_POLICY_DEFAULT};
+pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, GOMP_SPINCOUNT_DEFAULT};
 
 use self::core::{Checked, Core, TextStream};
 pub use self::draft::DraftSource;
@@ -139,6 +142,10 @@ pub enum EngineError {
         /// Tokens per sequence.
         ctx: u32,
     },
+    /// Exact decoding was asked for on a build whose kernels round a batch differently from one
+    /// token, or that has a GPU backend.
+    #[error("this build can't decode exactly: {0}")]
+    NotExact(String),
 }
 
 /// How to run a context.
@@ -223,6 +230,24 @@ impl EngineOptions {
     }
 }
 
+/// A conversation and its cache at one moment ([`Engine::mark`]).
+pub struct Mark {
+    tokens: Vec<LlamaToken>,
+    state: llama_cpp_2::context::session::SeqState,
+}
+
+impl Mark {
+    /// Tokens of the conversation it holds.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether it holds no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+}
+
 /// The sequence a lone engine uses.
 const SEQ: usize = 0;
 
@@ -298,6 +323,24 @@ impl<'m> Engine<'m> {
         if let Some(i) = self.seq.decode(&mut self.core, tokens)? {
             self.logits_index = Some(i);
         }
+        Ok(())
+    }
+
+    /// A copy of the conversation and its cache as they are now, to come back to with
+    /// [`Engine::rewind`]; `None` where the cache can't be copied (with the MTP head drafting).
+    /// The benchmarks measure at a depth this way without decoding it again.
+    pub fn mark(&self) -> Result<Option<Mark>, GenerateError> {
+        let state = self.core.save_seq(SEQ)?;
+        Ok(state.map(|state| Mark { tokens: self.seq.tokens.clone(), state }))
+    }
+
+    /// Makes the conversation what it was at `mark`: its tokens and cache. Counters, drafting
+    /// history and the current logits start afresh (the next decode gives logits again).
+    pub fn rewind(&mut self, mark: &Mark) -> Result<(), GenerateError> {
+        self.clear();
+        self.core.restore_seq(SEQ, &mark.state)?;
+        self.seq.tokens = mark.tokens.clone();
+        self.seq.counters.context_tokens = self.seq.tokens.len();
         Ok(())
     }
 

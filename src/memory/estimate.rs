@@ -77,11 +77,17 @@ impl Shape {
         }
     }
 
-    /// The shape of a loaded model.
+    /// The shape of a loaded model, with the KV cache in the type `--kv-type auto` gives it.
     pub fn of(model: &Model) -> Shape {
+        Shape::with_kv(model, crate::engine::KvType::Auto)
+    }
+
+    /// The shape of a loaded model, with the KV cache in `kv`.
+    pub fn with_kv(model: &Model, kv: crate::engine::KvType) -> Shape {
         let llama = model.llama();
         let shape = Shape::from_metadata(&|k| model.meta(k), llama.is_recurrent(), llama.is_hybrid());
-        Shape { kv_value_bytes: if model.on_gpu() { 2 } else { 4 }, ..shape }
+        let kv_value_bytes = if kv.resolve(model.on_gpu()) == "f32" { 4 } else { 2 };
+        Shape { kv_value_bytes, ..shape }
     }
 
     /// Layers with a KV cache.
@@ -216,7 +222,12 @@ pub fn per_type(path: &std::path::Path, est: &Estimate, available: Option<u64>) 
 
 /// What `model` needs at `ctx` tokens.
 pub fn estimate(model: &Model, ctx: u32) -> Estimate {
-    Shape::of(model).estimate(model.path().display().to_string(), model.size(), ctx)
+    estimate_with_kv(model, ctx, crate::engine::KvType::Auto)
+}
+
+/// [`estimate`] with the KV cache in `kv`.
+pub fn estimate_with_kv(model: &Model, ctx: u32, kv: crate::engine::KvType) -> Estimate {
+    Shape::with_kv(model, kv).estimate(model.path().display().to_string(), model.size(), ctx)
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use sqale::bench::{BusyReport, ParallelReport, SpeculationReport, SpeedReport};
 /// Decode speed at each busy level.
 pub(super) fn busy(r: &BusyReport) {
     let t = &r.threading;
-    let policy = t.omp_wait_policy.as_deref().map(|p| format!(", OMP_WAIT_POLICY={p}")).unwrap_or_default();
+    let settings = t.wait_settings();
+    let policy = if settings.is_empty() { settings } else { format!(", {settings}") };
     println!("model        {}", r.model);
     println!("threads      {} of {} CPUs ({}{policy})", r.threads, r.cpus, t.pool);
     println!("{:>5} {:>12} {:>18} {:>10}", "busy", "pp tokens/s", "tg tokens/s", "tg / idle");

@@ -30,6 +30,7 @@ fn engine(e: &anyhow::Error) -> Hint {
         }
         EngineError::MtpOneSequence(_) => hint("pass --speculate lookup with --parallel"),
         EngineError::MtpBatched => hint("pass --speculate lookup"),
+        EngineError::NotExact(_) => hint("leave out --exact, or build without those kernels"),
         _ => None,
     })
 }

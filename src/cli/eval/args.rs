@@ -84,7 +84,8 @@ pub(super) struct RunArgs {
     #[arg(long, default_value = "full")]
     pub(super) schema: SchemaCondition,
     /// Episodes run at once, as sequences of one llama.cpp context decoded in shared batches
-    /// (results do not depend on it; see docs/evaluation.md, "Many episodes at once").
+    /// (results do not depend on it on sqale's CPU build; on K-quant files with --exact only; see
+    /// docs/evaluation.md, "Many episodes at once").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(super) parallel: u32,
     /// Seconds a statement may run.
