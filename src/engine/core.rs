@@ -475,9 +475,8 @@ impl<'m> Core<'m> {
         Ok(Some(state))
     }
 
-    /// Makes sequence `seq` hold exactly `state` again ([`Self::save_seq`]).
+    /// Makes sequence `seq`, cleared by the caller, hold exactly `state` again ([`Self::save_seq`]).
     pub(crate) fn restore_seq(&mut self, seq: usize, state: &SeqState) -> Result<(), GenerateError> {
-        self.clear(seq);
         self.ctx.get_mut().state_seq_set(state, seq as i32).map_err(|e| failed("restoring a sequence's state", e))
     }
 
