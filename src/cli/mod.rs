@@ -37,7 +37,7 @@ pub struct Cli {
     /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding, on
     /// K-quant files too (it switches llama.cpp's tiled K-quant kernel off: slower prefill of
     /// those files only; see `sqale info` and docs/speculative-decoding.md, "Exactness").
-    /// Refused on a build that can't be exact
+    /// Refused on a build that can't be exact.
     #[arg(long, global = true)]
     exact: bool,
 }
