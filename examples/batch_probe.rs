@@ -22,8 +22,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut e = Engine::new(&model, o)?;
     // The first token the model would write, and a few others (SmolLM2's ids; any ids work).
     let start = |e: &mut Engine<'_>| -> Result<(), Box<dyn std::error::Error>> {
-        e.begin(&prompt.shared_prefix(), 0)?;
-        e.append(&user, usize::MAX)?;
+        e.begin_markup(&prompt.shared_prefix(), 0)?;
+        e.append_markup(&user, usize::MAX)?;
         Ok(())
     };
     start(&mut e)?;

@@ -131,8 +131,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for rows in 1..=max + 1 {
         let mut secs = Vec::new();
         for _ in 0..6 {
-            e.begin(&prompt.shared_prefix(), 0)?;
-            e.append(&user, usize::MAX)?;
+            e.begin_markup(&prompt.shared_prefix(), 0)?;
+            e.append_markup(&user, usize::MAX)?;
             let toks: Vec<LlamaToken> = e.tokens()[..rows].to_vec();
             let t = Instant::now();
             e.decode(&toks)?;

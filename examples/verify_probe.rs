@@ -27,8 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = Prompt::default();
     let user = prompt.first_turn(&prompt.user_turn("Which supplier shipped the most back-ordered items?", None)?);
     let mut plain = Engine::new(&model, o.clone())?;
-    plain.begin(&prompt.shared_prefix(), 0)?;
-    plain.append(&user, usize::MAX)?;
+    plain.begin_markup(&prompt.shared_prefix(), 0)?;
+    plain.append_markup(&user, usize::MAX)?;
     let start = plain.tokens().len();
     // The greedy continuation, one token at a time, and the logits after each token.
     let mut after = Vec::new();
@@ -48,8 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if j + 1 < rows {
                 draft[j] = llama_cpp_2::token::LlamaToken((draft[j].0 + 1) % model.llama().n_vocab());
             }
-            fast.begin(&prompt.shared_prefix(), 0)?;
-            fast.append(&user, usize::MAX)?;
+            fast.begin_markup(&prompt.shared_prefix(), 0)?;
+            fast.append_markup(&user, usize::MAX)?;
             let v = fast.verify(cont[0], &draft)?;
             let kept = v.accepted;
             let (a, b) = (fast.logits(), &after[kept]);

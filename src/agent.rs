@@ -360,8 +360,8 @@ impl<G: Generator> Agent<G> {
         let user = s.prompt.user_turn(question, evidence)?;
         let budget = s.max_episode_tokens;
         let gen = &mut self.generator;
-        gen.begin(&s.prompt.shared_prefix(), s.seed).map_err(AgentError::Generate)?;
-        match gen.append(&s.prompt.first_turn(&user), budget) {
+        gen.begin_markup(&s.prompt.shared_prefix(), s.seed).map_err(AgentError::Generate)?;
+        match gen.append_markup(&s.prompt.first_turn(&user), budget) {
             Ok(()) => {}
             Err(GenerateError::OverBudget { needed, .. } | GenerateError::ContextFull { needed, .. }) => {
                 return Err(AgentError::PromptTooLong { needed, budget: budget.min(gen.context_size()) })
@@ -433,7 +433,7 @@ impl<G: Generator> Agent<G> {
         let turns_left = s.tool_turns.saturating_sub(state.episode.tool_turns);
         let text = prompt::tool_result_turn(results, turns_left, limit);
         // Leave room for at least one generated token after the results.
-        match self.generator.append(&text, s.max_episode_tokens.saturating_sub(1)) {
+        match self.generator.append_markup(&text, s.max_episode_tokens.saturating_sub(1)) {
             Ok(()) => {}
             Err(GenerateError::OverBudget { .. }) => return Ok(Some(EndedBy::TokenBudget)),
             Err(GenerateError::ContextFull { .. }) => return Ok(Some(EndedBy::ContextFull)),

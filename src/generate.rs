@@ -81,6 +81,198 @@ pub struct TurnCache {
     pub decoded: Option<usize>,
 }
 
+/// One stretch of [`Markup`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Span {
+    /// Trusted text whose special-token strings (`<|im_start|>`, `<|im_end|>`) are read as the
+    /// special tokens they name: the chat template's markers, and the operator's own prompt
+    /// (the system prompt and the user template).
+    Parsed(String),
+    /// Text read as plain text whatever it holds: a `<|im_end|>` in it is ten characters, never
+    /// the end of a turn. Everything from outside: the question, the evidence, tool results,
+    /// the budget line.
+    Plain(String),
+}
+
+/// A piece of [`Markup`] as a tokenizer takes it ([`Markup::fragments`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fragment<'a> {
+    /// Text to tokenize with special-token parsing off.
+    Text(String),
+    /// One special token found in parsed text, to tokenize with parsing on.
+    Special(&'a str),
+}
+
+impl Span {
+    /// The span's text.
+    pub fn text(&self) -> &str {
+        match self {
+            Span::Parsed(t) | Span::Plain(t) => t,
+        }
+    }
+}
+
+/// Text for a generator, with the template's special-token markers told apart from the text
+/// between them, so that a question or a database cell holding `<|im_end|>` cannot close a turn
+/// and forge the next one.
+///
+/// A generator cuts the markup into [`Markup::fragments`]: the special tokens found in parsed
+/// text, and the text between them, plain and parsed alike, tokenized with special-token
+/// parsing off, as llama.cpp's own chat code does. llama.cpp tokenizes a whole text with parsing
+/// on the same way (cut at its special tokens, each piece between alone), so for ordinary text
+/// (no special-token strings in the plain spans) the tokens are exactly the whole text's.
+///
+/// Serialised as its list of spans; a plain string reads as one [`Span::Parsed`] (how text was
+/// recorded before spans were told apart, and what it meant then).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Markup {
+    spans: Vec<Span>,
+}
+
+impl Markup {
+    /// Empty markup.
+    pub fn new() -> Self {
+        Markup::default()
+    }
+
+    /// `text` with special-token parsing on, whole: for trusted text only (a benchmark's filler,
+    /// a test's literal turn).
+    pub fn parsed(text: impl Into<String>) -> Self {
+        Markup::new().special(text)
+    }
+
+    /// Appends a template marker (or any trusted text) with special-token parsing on.
+    pub fn special(mut self, marker: impl Into<String>) -> Self {
+        self.push(Span::Parsed(marker.into()));
+        self
+    }
+
+    /// Appends text read as plain text, joined to plain text just before it.
+    pub fn plain(mut self, text: impl AsRef<str>) -> Self {
+        self.push(Span::Plain(text.as_ref().to_string()));
+        self
+    }
+
+    /// Appends `other`'s spans.
+    pub fn then(mut self, other: Markup) -> Self {
+        for span in other.spans {
+            self.push(span);
+        }
+        self
+    }
+
+    fn push(&mut self, span: Span) {
+        if span.text().is_empty() {
+            return;
+        }
+        match (self.spans.last_mut(), span) {
+            (Some(Span::Plain(last)), Span::Plain(more)) => last.push_str(&more),
+            (Some(Span::Parsed(last)), Span::Parsed(more)) => last.push_str(&more),
+            (_, span) => self.spans.push(span),
+        }
+    }
+
+    /// The spans, in order.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// The whole text, as the model reads it.
+    pub fn render(&self) -> String {
+        self.spans.iter().map(Span::text).collect()
+    }
+
+    /// Whether there is no text.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The markup cut for a tokenizer: `find_special(text)` gives the byte range of the first
+    /// special token in `text`, if any. Parsed spans are cut at their special tokens; all other
+    /// text, across span boundaries, is joined into [`Fragment::Text`] pieces between them.
+    pub fn fragments<'a>(&'a self, find_special: &dyn Fn(&str) -> Option<(usize, usize)>) -> Vec<Fragment<'a>> {
+        let mut out = Vec::new();
+        let mut text = String::new();
+        for span in &self.spans {
+            match span {
+                Span::Plain(t) => text.push_str(t),
+                Span::Parsed(t) => {
+                    let mut rest = t.as_str();
+                    while let Some((start, end)) = find_special(rest).filter(|&(s, e)| s < e && e <= rest.len()) {
+                        text.push_str(&rest[..start]);
+                        if !text.is_empty() {
+                            out.push(Fragment::Text(std::mem::take(&mut text)));
+                        }
+                        out.push(Fragment::Special(&rest[start..end]));
+                        rest = &rest[end..];
+                    }
+                    text.push_str(rest);
+                }
+            }
+        }
+        if !text.is_empty() {
+            out.push(Fragment::Text(text));
+        }
+        out
+    }
+
+    /// SHA-256 (hex) of the spans and their kinds: two markups with the same digest tokenize
+    /// alike (the same text with a marker read as plain text does not).
+    pub fn digest(&self) -> String {
+        let mut bytes = Vec::new();
+        for span in &self.spans {
+            bytes.push(matches!(span, Span::Parsed(_)) as u8);
+            bytes.extend_from_slice(&(span.text().len() as u64).to_le_bytes());
+            bytes.extend_from_slice(span.text().as_bytes());
+        }
+        crate::hash::sha256_hex(bytes)
+    }
+}
+
+/// The byte range of the first of `tokens` in `text` (the longest where two start together):
+/// how a tokenizer that knows its special tokens' texts finds them for [`Markup::fragments`].
+pub fn find_first_of(text: &str, tokens: &[String]) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    for t in tokens.iter().filter(|t| !t.is_empty()) {
+        if let Some(i) = text.find(t.as_str()) {
+            let better = match best {
+                None => true,
+                Some((s, e)) => i < s || (i == s && i + t.len() > e),
+            };
+            if better {
+                best = Some((i, i + t.len()));
+            }
+        }
+    }
+    best
+}
+
+impl<'de> serde::Deserialize<'de> for Markup {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Whole(String),
+            Spans(Vec<Span>),
+        }
+        Ok(match Repr::deserialize(d)? {
+            Repr::Whole(text) => Markup::parsed(text),
+            Repr::Spans(spans) => spans.into_iter().fold(Markup::new(), |mut m, s| {
+                m.push(s);
+                m
+            }),
+        })
+    }
+}
+
+impl std::fmt::Display for Markup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.spans.iter().try_for_each(|s| f.write_str(s.text()))
+    }
+}
+
 /// Errors from a generator.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -133,13 +325,28 @@ pub fn check_cancel(cancel: Option<&std::sync::atomic::AtomicBool>) -> Result<()
 /// A conversation as one growing token sequence.
 pub trait Generator {
     /// Starts a new conversation whose text begins with `prefix`. The same prefix is passed to
-    /// every conversation, so implementations may decode it once and reuse it.
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError>;
+    /// every conversation, so implementations may decode it once and reuse it. Its special-token markers are read as special tokens, the rest as plain text
+    /// ([`Markup`]).
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError>;
 
-    /// Appends text (which may contain special-token markup such as `<|im_start|>`), unless the
-    /// sequence would then hold more than `max_tokens` tokens: then nothing is appended and the
-    /// error is [`GenerateError::OverBudget`].
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError>;
+    /// Appends text, its special-token markers read as special tokens and the rest as plain text
+    /// ([`Markup`]), unless the sequence would then hold more than `max_tokens` tokens: then
+    /// nothing is appended and the error is [`GenerateError::OverBudget`].
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError>;
+
+    /// [`Generator::begin_markup`] with trusted text: every special-token string in `prefix`
+    /// is read as a special token. Never for text that holds a question, a database's values
+    /// or anything else from outside.
+    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+        self.begin_markup(&Markup::parsed(prefix), seed)
+    }
+
+    /// [`Generator::append_markup`] with trusted text: every special-token string in `text` is
+    /// read as a special token. Never for text that holds a question, a database's values or
+    /// anything else from outside.
+    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+        self.append_markup(&Markup::parsed(text), max_tokens)
+    }
 
     /// Samples until an end-of-generation token or `max_tokens` tokens; the sampled tokens
     /// become part of the sequence, the stop token does not. `on_text` receives the text as it
@@ -223,15 +430,15 @@ impl ScriptedGenerator {
 }
 
 impl Generator for ScriptedGenerator {
-    fn begin(&mut self, prefix: &str, _seed: u32) -> Result<(), GenerateError> {
+    fn begin_markup(&mut self, prefix: &Markup, _seed: u32) -> Result<(), GenerateError> {
         self.transcript.clear();
         self.segments.clear();
         self.counters = Counters::default();
-        self.push(prefix, usize::MAX)
+        self.push(&prefix.render(), usize::MAX)
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
-        self.push(text, max_tokens)
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
+        self.push(&text.render(), max_tokens)
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
@@ -270,12 +477,12 @@ fn words(text: &str) -> usize {
 
 /// A borrowed generator is a generator: an agent can drive one it does not own.
 impl<G: Generator + ?Sized> Generator for &mut G {
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
-        (**self).begin(prefix, seed)
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError> {
+        (**self).begin_markup(prefix, seed)
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
-        (**self).append(text, max_tokens)
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
+        (**self).append_markup(text, max_tokens)
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {

@@ -324,7 +324,7 @@ fn vllm_backed_by(path: PathBuf) -> stub::Stub {
             let tokens: Vec<llama_cpp_2::token::LlamaToken> =
                 prompt.iter().map(|&t| llama_cpp_2::token::LlamaToken(t)).collect();
             let seq = Sequence {
-                prefix: String::new(),
+                prefix: Default::default(),
                 prefix_tokens: 0,
                 tokens,
                 sampled: (1..prompt.len()).map(|p| (p, 0)).collect(),

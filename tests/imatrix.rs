@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use sqale::divergence::{Piece, Transcript};
 use sqale::engine::{Model, ModelOptions};
+use sqale::generate::Markup;
 use sqale::imatrix::{self, ImatrixSetup, Source};
 use sqale_convert::gguf::{self, Value};
 use sqale_convert::Imatrix;
@@ -131,7 +132,7 @@ fn transcript(id: &str, prefix: &str, text: &str, sampled: Vec<u32>) -> Transcri
     Transcript {
         id: id.into(),
         ended_by: "answer".into(),
-        pieces: vec![Piece::Prefix(prefix.into()), Piece::Text(text.into()), Piece::Sampled(sampled)],
+        pieces: vec![Piece::Prefix(Markup::parsed(prefix)), Piece::Text(Markup::parsed(text)), Piece::Sampled(sampled)],
         ids: None,
     }
 }

@@ -53,7 +53,7 @@ fn live_episodes_over(db_dir: &Path, db: &Path, question: &str) {
     assert_eq!(first.tokens.reused_tokens, 0, "the first episode decodes the system prompt");
     let second = agent.run(question, db).unwrap();
     check_episode(&second, budget);
-    let prefix_tokens = model.tokenize(&Prompt::default().shared_prefix(), true).len();
+    let prefix_tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), true).len();
     assert_eq!(second.tokens.reused_tokens, prefix_tokens, "the second episode reuses the system prompt");
     // Same seed, same prompt: the same episode, token for token, whether or not the prefix came
     // from the snapshot.

@@ -34,9 +34,28 @@ fn copy_prompt() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copy_prompt.py")
 }
 
-/// Packs the test model, as the default model, with the copy prompt (and `extra` flags) into `tar`.
+/// The test model requantised to q4_k_m, the registry's default type, so that it packs as the
+/// default model (`pack --gguf` labels a file by the type it declares, and the test model is Q4_1).
+/// Made once (about 3 s) into cargo's temporary folder for integration tests, and kept there.
+fn q4_k_m_model() -> PathBuf {
+    static MADE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _once = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    let source = common::test_model();
+    let size = std::fs::metadata(&source).unwrap().len();
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pack-smollm2-{size}-q4_k_m.gguf"));
+    if !path.is_file() {
+        let args: [&dyn AsRef<std::ffi::OsStr>; 6] =
+            [&"quantize", &source, &path, &"--type", &"q4_k_m", &"--allow-requantize"];
+        let out = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    path
+}
+
+/// Packs the test model in q4_k_m, as the default model, with the copy prompt (and `extra`
+/// flags) into `tar`.
 fn pack(cache: &Path, tar: &Path, prompt: &Path, extra: &[&dyn AsRef<std::ffi::OsStr>]) -> Value {
-    let model = common::test_model();
+    let model = q4_k_m_model();
     let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
         vec![&"pack", &"--gguf", &model, &"--prompt", &prompt, &"-o", &tar, &"--json"];
     args.extend_from_slice(extra);
@@ -49,7 +68,7 @@ fn an_archive_round_trip_installs_what_ask_finds_offline() {
     let work = tempfile::tempdir().unwrap();
     let (connected, site) = (work.path().join("connected"), work.path().join("site"));
     let tar = work.path().join("site.tar");
-    let (model, prompt, bin) = (common::test_model(), copy_prompt(), PathBuf::from(env!("CARGO_BIN_EXE_sqale")));
+    let (model, prompt, bin) = (q4_k_m_model(), copy_prompt(), PathBuf::from(env!("CARGO_BIN_EXE_sqale")));
     let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     let packed = pack(&connected, &tar, &prompt, &[&"--binary", &bin, &"--target", &target]);
     let m = &packed["manifest"];

@@ -185,3 +185,66 @@ fn a_damaged_foreign_or_stale_file_is_refused_with_a_message_and_the_episode_run
     refused_then_rewritten(&s, &reference, "it is stale: the model file changed");
     assert_eq!(s.cache_files().len(), 1, "the stale file was replaced, not left beside the new one");
 }
+
+/// Runs `sqale args…` in `s`'s cache root and waits at most `limit` for it: a run that hangs
+/// (a FIFO opened for reading blocks until a writer comes) is killed, and the test fails.
+fn bounded(s: &Setup, args: &[&str], limit: std::time::Duration) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .env("XDG_CACHE_HOME", s.dir.path().join("xdg"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!("`sqale {}` hung for {limit:?}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fifo_a_link_to_a_device_or_an_oversized_file_is_refused_at_once() {
+    let _g = common::one_at_a_time();
+    let s = Setup::new(None);
+    let (reference, _) = s.ask(&[]);
+    let file = s.cache_files().pop().expect("the first ask wrote a file");
+    let prompt = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py");
+    let question = serde_json::json!({"tool": "submit_sql", "args": {"sql": SQL}}).to_string();
+    let (model, db) = (s.model.to_str().unwrap(), s.db.to_str().unwrap());
+    let ask = [
+        "ask", "--json", "--seed", "7", "--ctx", "2048", "--max-episode-tokens", "900", "--prompt-from", prompt,
+        "--model", model, "--db", db, &question,
+    ];
+    let limit = std::time::Duration::from_secs(120);
+    let replace = |how: &dyn Fn(&std::path::Path)| {
+        std::fs::remove_file(&file).unwrap();
+        how(&file);
+    };
+    let fifo = |p: &std::path::Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+    let zero = |p: &std::path::Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+    let huge = |p: &std::path::Path| std::fs::File::create(p).unwrap().set_len(1 << 40).unwrap();
+    for (how, message) in [
+        (&fifo as &dyn Fn(&std::path::Path), "is a FIFO (named pipe), not a regular file"),
+        (&zero, "is a device, not a regular file"),
+        (&huge, "more than the"),
+    ] {
+        replace(how);
+        // `info --model` lists the cache without opening what is not a regular file.
+        let out = bounded(&s, &["info", "--json", "--model", model], limit);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = bounded(&s, &ask, limit);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains(message), "{message:?} in: {err}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(source(&v["episode"]), "decoded");
+        assert_eq!(played(&v["episode"]), played(&reference), "the episode runs as if there were no file");
+        assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "the file was written again in its place");
+    }
+}

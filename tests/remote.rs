@@ -94,7 +94,7 @@ fn an_episode_on_vllm_sends_token_ids_with_every_sampling_value_and_grows_one_se
     let returned = stub::tokenize(LIST);
     assert_eq!(&p[1][..p[0].len()], &p[0][..]);
     assert_eq!(&p[1][p[0].len()..p[0].len() + returned.len()], &returned[..]);
-    assert!(p[0].starts_with(&stub::tokenize(&Settings::default().prompt.shared_prefix())));
+    assert!(p[0].starts_with(&stub::tokenize(&Settings::default().prompt.shared_prefix().render())));
     // Token accounting from the server's own counters, per turn.
     let caches: Vec<_> = ep.turns.iter().map(|t| t.server_cache.expect("a remote turn has cache counts")).collect();
     assert_eq!(caches[0].prompt, p[0].len());

@@ -103,8 +103,8 @@ fn qwen35_through_llama_server_reuses_everything_before_each_turn() {
     let pool = Pool::connect(&[&server.url], PoolOptions::default()).unwrap();
     let mut g = RemoteGenerator::new(&pool, Sampling { temperature: 0.0, top_p: 1.0, top_k: 0 });
     let prompt = Prompt::default();
-    g.begin(&prompt.shared_prefix(), 1).unwrap();
-    g.append(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
+    g.begin_markup(&prompt.shared_prefix(), 1).unwrap();
+    g.append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
     let mut reused = Vec::new();
     let mut before = 0usize;
     for k in 0..3 {
@@ -129,11 +129,11 @@ fn qwen35_through_llama_server_reuses_everything_before_each_turn() {
         .expect("the fixture's tokenizer agrees with the server's");
     assert_eq!(local.stop_ids(), pool.stop_ids());
     let mut h = RemoteGenerator::new(&local, Sampling { temperature: 0.0, top_p: 1.0, top_k: 0 });
-    h.begin(&prompt.shared_prefix(), 1).unwrap();
-    h.append(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
+    h.begin_markup(&prompt.shared_prefix(), 1).unwrap();
+    h.append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
     let mut server_side = RemoteGenerator::new(&pool, Sampling { temperature: 0.0, top_p: 1.0, top_k: 0 });
-    server_side.begin(&prompt.shared_prefix(), 1).unwrap();
-    server_side.append(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
+    server_side.begin_markup(&prompt.shared_prefix(), 1).unwrap();
+    server_side.append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
     assert_eq!(h.ids(), server_side.ids());
 }
 

@@ -113,9 +113,9 @@ impl DraftSource for Fixed {
 /// the opening to append (a restored snapshot holds no logits to sample from).
 fn question_turn(question: &str) -> (String, &'static str) {
     let prompt = Prompt::default();
-    let turn = prompt.first_turn(&prompt.user_turn(question, None).unwrap());
+    let turn = prompt.first_turn(&prompt.user_turn(question, None).unwrap()).render();
     let user = turn.strip_suffix(sqale::prompt::ASSISTANT_OPEN).expect("the turn ends with the assistant's opening");
-    (prompt.shared_prefix() + user, sqale::prompt::ASSISTANT_OPEN)
+    (prompt.shared_prefix().render() + user, sqale::prompt::ASSISTANT_OPEN)
 }
 
 /// Chi-square statistic of two samples over the union of their categories (rare ones pooled).
@@ -310,7 +310,7 @@ fn a_k_quant_model_verifies_exactly_below_the_tiled_kernel_and_at_any_size_witho
     // The last of `n` tokens decoded one at a time, against in one batch of `n` rows.
     let mut e = Engine::new(&model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
     // Tokens 20.. of the system prompt, decoded again after it.
-    let tokens = model.tokenize(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
+    let tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
     let (seven, nine) = (batch_logit_diff(&mut e, &tokens[..7]), batch_logit_diff(&mut e, &tokens));
     eprintln!("tiled kernel on: {tiled}; |Δlogit| of the last row of 7 rows: {seven:e}, of 9 rows: {nine:e}");
     drop(e);
@@ -385,8 +385,8 @@ fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
     let mut engine = Engine::new(&model, o.clone()).unwrap();
     let mut replays = 0;
     for k in 1..=max_draft + 1 {
-        engine.begin(&prompt.shared_prefix(), 0).unwrap();
-        engine.append(&user, usize::MAX).unwrap();
+        engine.begin_markup(&prompt.shared_prefix(), 0).unwrap();
+        engine.append_markup(&user, usize::MAX).unwrap();
         let greedy = LlamaToken(common::argmax(engine.logits()) as i32);
         // A draft that is wrong from its first token: every draft row is rolled back.
         let wrong = LlamaToken((greedy.0 + 1) % model.llama().n_vocab());
@@ -398,8 +398,8 @@ fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
         engine.decode(&[next]).unwrap();
         let fresh_tokens = engine.tokens().to_vec();
         let mut fresh = Engine::new(&model, o.clone()).unwrap();
-        fresh.begin(&prompt.shared_prefix(), 0).unwrap();
-        fresh.append(&user, usize::MAX).unwrap();
+        fresh.begin_markup(&prompt.shared_prefix(), 0).unwrap();
+        fresh.append_markup(&user, usize::MAX).unwrap();
         fresh.decode(&[greedy]).unwrap();
         fresh.decode(&[next]).unwrap();
         assert_eq!(fresh.tokens(), &fresh_tokens[..]);
@@ -468,7 +468,7 @@ fn a_cleared_engine_with_an_mtp_head_decodes_again() {
         ..Default::default()
     };
     let mut engine = Engine::new(&model, o).unwrap();
-    let tokens = model.tokenize(&Prompt::default().shared_prefix(), true);
+    let tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), true);
     engine.decode(&tokens).unwrap();
     let first = engine.logits().to_vec();
     engine.clear();

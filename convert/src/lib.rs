@@ -127,6 +127,9 @@ pub enum ConvertError {
     /// The importance matrix cannot be read, or belongs to another model.
     #[error(transparent)]
     Imatrix(#[from] imatrix::ImatrixError),
+    /// The output path cannot be written: a folder, or one of the inputs.
+    #[error(transparent)]
+    Output(#[from] atomic::OutputError),
     /// The checkpoint's MTP head has more blocks than llama.cpp's `qwen35` reads (one).
     #[error("MTP head: config.json has mtp_num_hidden_layers = {blocks}; llama.cpp's qwen35 reads one MTP block. Convert without the MTP head")]
     MtpBlocks {
@@ -483,14 +486,38 @@ fn write_float(
     })
 }
 
+/// Refuses an output that is a folder, or any file the conversion reads: the checkpoint's, the
+/// MTP head's source, the importance matrix.
+fn check_convert_output(dir: &Path, out: &Path, opts: &ConvertOptions) -> Result<(), ConvertError> {
+    let folder_name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "model".into());
+    let default_name = format!("{folder_name}-{}.gguf", opts.out_type);
+    let mut inputs = vec![atomic::Input::folder("a file of the checkpoint folder", dir)];
+    if let Mtp::Graft(g) = &opts.mtp {
+        inputs.push(if g.from.is_dir() {
+            atomic::Input::folder("a file of the MTP head's source folder", &g.from)
+        } else {
+            atomic::Input::file("the MTP head's source", &g.from)
+        });
+    }
+    if let Some(m) = &opts.imatrix {
+        inputs.push(atomic::Input::file("the importance matrix", m));
+    }
+    Ok(atomic::check_output(out, &default_name, &inputs)?)
+}
+
 /// Converts the checkpoint in `dir` to a GGUF at `out` (written to a temporary file and renamed:
-/// a failed or interrupted conversion leaves nothing behind).
+/// a failed or interrupted conversion leaves nothing behind). An output that is a folder, or a
+/// file the conversion reads, is refused before anything is read.
 pub fn convert(
     dir: &Path,
     out: &Path,
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, ConvertError> {
+    check_convert_output(dir, out, opts)?;
     // What would stop the quantiser is found before the conversion's minutes, not after.
     let imatrix = opts.imatrix.as_deref().map(|p| Imatrix::read(p).map(|m| (m, p))).transpose()?;
     if let OutType::Quant(q) = opts.out_type {
@@ -509,12 +536,12 @@ pub fn convert(
         OutType::Quant(q) => {
             // bf16 is lossless for bf16 checkpoints; the quantiser reads it.
             let dir_out = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let intermediate = tempfile::Builder::new()
-                .prefix(".sqale-bf16-")
-                .suffix(".gguf")
-                .tempfile_in(dir_out)
-                .map_err(|e| ConvertError::Io { path: dir_out.to_path_buf(), source: e })?
-                .into_temp_path();
+            let (intermediate, _removed_if_interrupted) = atomic::Pending::create(|| {
+                let tmp = tempfile::Builder::new().prefix(".sqale-bf16-").suffix(".gguf").tempfile_in(dir_out)?;
+                let path = tmp.path().to_path_buf();
+                Ok((tmp.into_temp_path(), path))
+            })
+            .map_err(|e| ConvertError::Io { path: dir_out.to_path_buf(), source: e })?;
             let mut written = write_float(&ck, &h, &intermediate, GgmlType::Bf16, opts, progress)?;
             let convert_seconds = started.elapsed().as_secs_f64();
             let t = Instant::now();

@@ -186,6 +186,54 @@ fn parse_progress(line: &str) -> Option<(usize, usize)> {
     Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
 }
 
+/// llama.cpp's file types (`llama_ftype`, the `general.file_type` of a GGUF) and their names as
+/// `llama-quantize` spells them in lower case (`q4_k_m`).
+pub const FILE_TYPES: &[(u64, &str)] = &[
+    (0, "f32"),
+    (1, "f16"),
+    (2, "q4_0"),
+    (3, "q4_1"),
+    (7, "q8_0"),
+    (8, "q5_0"),
+    (9, "q5_1"),
+    (10, "q2_k"),
+    (11, "q3_k_s"),
+    (12, "q3_k_m"),
+    (13, "q3_k_l"),
+    (14, "q4_k_s"),
+    (15, "q4_k_m"),
+    (16, "q5_k_s"),
+    (17, "q5_k_m"),
+    (18, "q6_k"),
+    (19, "iq2_xxs"),
+    (20, "iq2_xs"),
+    (21, "q2_k_s"),
+    (22, "iq3_xs"),
+    (23, "iq3_xxs"),
+    (24, "iq1_s"),
+    (25, "iq4_nl"),
+    (26, "iq3_s"),
+    (27, "iq3_m"),
+    (28, "iq2_s"),
+    (29, "iq2_m"),
+    (30, "iq4_xs"),
+    (31, "iq1_m"),
+    (32, "bf16"),
+    (36, "tq1_0"),
+    (37, "tq2_0"),
+    (38, "mxfp4_moe"),
+    (39, "nvfp4"),
+    (40, "q1_0"),
+    (41, "q2_0"),
+];
+
+/// The file type `header` declares (`general.file_type`, as [`FILE_TYPES`] names it): `q4_1`
+/// for a Q4_1 file. `None` when the key is missing or names no type llama.cpp knows.
+pub fn file_type(header: &gguf::GgufHeader) -> Option<&'static str> {
+    let id = header.get("general.file_type").and_then(gguf::Value::as_u64)?;
+    FILE_TYPES.iter().find(|(i, _)| *i == id).map(|(_, name)| *name)
+}
+
 /// The quantised type holding most of `header`'s weights, if any is quantised.
 pub fn quantized_type(header: &gguf::GgufHeader) -> Option<&'static str> {
     let floats = [GgmlType::F32.id(), GgmlType::F16.id(), GgmlType::Bf16.id()];
@@ -297,8 +345,20 @@ impl ImatrixArgs {
     }
 }
 
+/// Refuses an output of [`quantize`] that is a folder, the input or the importance matrix (the
+/// error suggests `FOLDER/<input>-<type>.gguf` for a folder).
+pub fn check_output(input: &Path, out: &Path, ty: QuantType, imatrix: Option<&Path>) -> Result<(), ConvertError> {
+    let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+    let mut inputs = vec![crate::atomic::Input::file("the input GGUF", input)];
+    if let Some(path) = imatrix {
+        inputs.push(crate::atomic::Input::file("the importance matrix", path));
+    }
+    Ok(crate::atomic::check_output(out, &format!("{stem}-{ty}.gguf"), &inputs)?)
+}
+
 /// Quantises the GGUF at `input` to `out` (via a temporary file renamed into place), reporting
-/// `(tensor, total)` as it goes. Returns the output size.
+/// `(tensor, total)` as it goes. Returns the output size. An output that is a folder, the input
+/// or the importance matrix is refused before anything is read.
 pub fn quantize(
     input: &Path,
     out: &Path,
@@ -306,6 +366,7 @@ pub fn quantize(
     opts: &QuantizeOptions<'_>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<u64, ConvertError> {
+    check_output(input, out, ty, opts.imatrix.map(|(_, path)| path))?;
     check(input, ty, opts)?;
     let tmp =
         crate::atomic::AtomicFile::create(out).map_err(|e| ConvertError::Io { path: out.to_path_buf(), source: e })?;

@@ -275,6 +275,17 @@ pub fn write_checkpoint(
         let p = p.to_path_buf();
         move |e| ConvertError::Io { path: p.clone(), source: e }
     };
+    let same =
+        |a: &Path, b: &Path| std::fs::canonicalize(a).ok().is_some_and(|a| Some(a) == std::fs::canonicalize(b).ok());
+    if same(dir, tokenizer_dir) {
+        return Err(crate::atomic::OutputError::IsInput {
+            output: dir.to_path_buf(),
+            what: "the tokenizer's folder".into(),
+            input: tokenizer_dir.to_path_buf(),
+            how: "",
+        }
+        .into());
+    }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let tok_path = tokenizer_dir.join("tokenizer.json");
     let tok_text = std::fs::read_to_string(&tok_path).map_err(io(&tok_path))?;
@@ -299,14 +310,14 @@ pub fn write_checkpoint(
         })?;
     let write_json = |name: &str, v: &Value| -> Result<(), ConvertError> {
         let p = dir.join(name);
-        std::fs::write(&p, serde_json::to_string_pretty(v).unwrap_or_default()).map_err(io(&p))
+        crate::atomic::write(&p, serde_json::to_string_pretty(v).unwrap_or_default()).map_err(io(&p))
     };
     write_json("config.json", &preset.config(eos))?;
     write_json(
         "generation_config.json",
         &json!({"temperature": 0.6, "top_p": 0.95, "top_k": 20, "do_sample": true, "eos_token_id": [eos]}),
     )?;
-    std::fs::write(dir.join("tokenizer.json"), &tok_text).map_err(io(dir))?;
+    crate::atomic::write(dir.join("tokenizer.json"), &tok_text).map_err(io(dir))?;
     let tc_src = tokenizer_dir.join("tokenizer_config.json");
     let tc = if tc_src.is_file() {
         std::fs::read_to_string(&tc_src).map_err(io(&tc_src))?
@@ -314,7 +325,7 @@ pub fn write_checkpoint(
         serde_json::to_string_pretty(&json!({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "add_bos_token": false,
             "chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}"})).unwrap_or_default()
     };
-    std::fs::write(dir.join("tokenizer_config.json"), tc).map_err(io(dir))?;
+    crate::atomic::write(dir.join("tokenizer_config.json"), tc).map_err(io(dir))?;
 
     // Group tensors into shards of at most `shard_bytes`.
     let tensors = preset.tensors();
@@ -352,12 +363,15 @@ pub fn write_checkpoint(
             })
             .collect();
         let path = dir.join(&file);
+        // Whole or not at all: written under a temporary name, renamed when complete.
+        let tmp = crate::atomic::AtomicFile::create(&path).map_err(io(&path))?;
         safetensors::serialize_to_file(
             views,
             Some(std::collections::HashMap::from([("format".to_string(), "pt".to_string())])),
-            &path,
+            tmp.temp_path(),
         )
         .map_err(|e| ConvertError::BadShard { path: path.clone(), reason: format!("{e:?}") })?;
+        tmp.commit().map_err(io(&path))?;
         progress(si + 1, n);
     }
     write_json("model.safetensors.index.json", &json!({"metadata": {"total_size": total}, "weight_map": weight_map}))?;

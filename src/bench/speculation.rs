@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{mean_sd, speed::random_tokens, BenchError};
 use crate::engine::{DraftSource, Engine, EngineOptions, Model};
-use crate::generate::Generator;
+use crate::generate::{Generator, Markup};
 use crate::prompt::Prompt;
 use crate::speculate::adapt::{best_draft, expected_tokens, CostCurve};
 use crate::speculate::{DraftCounts, Speculate};
@@ -215,14 +215,14 @@ pub fn speculation(
 /// Times verify steps of `k = 1..=8` rejected drafts against plain steps, alternately.
 fn verify_cost(
     engine: &mut Engine<'_>,
-    prefix: &str,
-    user: &str,
+    prefix: &Markup,
+    user: &Markup,
     setup: &SpeculationSetup,
     progress: &mut dyn FnMut(&str),
 ) -> Result<VerifyCost, BenchError> {
     engine.set_draft_source(None, 0);
-    engine.begin(prefix, setup.seed)?;
-    engine.append(user, usize::MAX)?;
+    engine.begin_markup(prefix, setup.seed)?;
+    engine.append_markup(user, usize::MAX)?;
     let context_tokens = engine.tokens().len();
     let n_vocab = engine.model().llama().n_vocab();
     // A fresh random draft for every step.
@@ -279,15 +279,15 @@ fn verify_cost(
 /// drafter's counts.
 fn generate(
     engine: &mut Engine<'_>,
-    prefix: &str,
-    user: &str,
+    prefix: &Markup,
+    user: &Markup,
     setup: &SpeculationSetup,
     drafts: Box<dyn DraftSource>,
     k: usize,
 ) -> Result<(Vec<LlamaToken>, f64, DraftCounts), BenchError> {
     engine.set_draft_source(Some(drafts), k);
-    engine.begin(prefix, setup.seed)?;
-    engine.append(user, usize::MAX)?;
+    engine.begin_markup(prefix, setup.seed)?;
+    engine.append_markup(user, usize::MAX)?;
     let start = engine.tokens().len();
     let t = Instant::now();
     engine.complete(setup.tokens, &mut |_| {})?;
@@ -309,8 +309,8 @@ fn add(sum: &mut DraftCounts, c: &DraftCounts) {
 /// an oracle run at each `k`.
 fn oracle(
     engine: &mut Engine<'_>,
-    prefix: &str,
-    user: &str,
+    prefix: &Markup,
+    user: &Markup,
     setup: &SpeculationSetup,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Oracle, BenchError> {

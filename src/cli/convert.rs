@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use sqale::printable::escape_line;
 use sqale_convert::synth::Preset;
 use sqale_convert::{ConvertOptions, Graft, IfPresent, Imatrix, Mtp, OutType, Progress, QuantType, QuantizeOptions};
 
@@ -20,6 +21,11 @@ fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     );
     pb.set_prefix(what.to_string());
     pb
+}
+
+/// A path, safe to print on one line (control characters escaped).
+pub(super) fn shown(p: &std::path::Path) -> String {
+    escape_line(&p.display().to_string()).into_owned()
 }
 
 /// Arguments of `sqale convert`.
@@ -82,12 +88,12 @@ pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
     } else {
         let head = match (&report.mtp_source, report.mtp_tensors) {
             (_, 0) => "no MTP head".to_string(),
-            (Some(from), n) => format!("MTP head of {} grafted, {n} tensors", from.display()),
+            (Some(from), n) => format!("MTP head of {} grafted, {n} tensors", shown(from)),
             (None, n) => format!("MTP head kept, {n} tensors"),
         };
         println!(
             "wrote {} ({}, {:.1} MB, {} tensors, {} dropped, {head}) in {:.1} s{}",
-            report.output.display(),
+            shown(&report.output),
             out_type,
             report.bytes as f64 / 1e6,
             report.tensors,
@@ -116,7 +122,7 @@ pub fn run_convert(
         Progress::Tensor { index, total, name } => {
             let pb = convert_bar.get_or_insert_with(|| bar(total as u64, "convert", quiet));
             pb.set_position(index as u64 + 1);
-            pb.set_message(name.to_string());
+            pb.set_message(escape_line(name).into_owned());
         }
         Progress::Quantize { index, total } => {
             if let Some(pb) = convert_bar.take() {
@@ -162,6 +168,8 @@ pub struct QuantizeArgs {
 
 pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
     let ty: QuantType = args.out_type.parse().map_err(anyhow::Error::msg)?;
+    // Before the warnings and the matrix: an output that would destroy an input.
+    sqale_convert::quantize::check_output(&args.input, &args.output, ty, args.imatrix.as_deref())?;
     let imatrix = match &args.imatrix {
         Some(p) => Some(Imatrix::read(p).with_context(|| format!("reading the importance matrix {}", p.display()))?),
         None => None,
@@ -172,7 +180,7 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
             if ty != QuantType::F32 {
                 eprintln!(
                     "warning: {} is already quantised ({from}): the {ty} file carries both roundings, and is worse than one quantised from f16/bf16",
-                    args.input.display()
+                    shown(&args.input)
                 );
             }
         }
@@ -198,8 +206,8 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        let with = args.imatrix.as_ref().map(|p| format!(", importance matrix {}", p.display())).unwrap_or_default();
-        println!("wrote {} ({ty}, {:.1} MB{with}) in {seconds:.1} s", args.output.display(), bytes as f64 / 1e6);
+        let with = args.imatrix.as_ref().map(|p| format!(", importance matrix {}", shown(p))).unwrap_or_default();
+        println!("wrote {} ({ty}, {:.1} MB{with}) in {seconds:.1} s", shown(&args.output), bytes as f64 / 1e6);
     }
     Ok(())
 }
@@ -253,7 +261,7 @@ pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
     println!(
         "wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)",
         args.preset,
-        args.output.display(),
+        shown(&args.output),
         bytes as f64 / 1e9
     );
     Ok(())

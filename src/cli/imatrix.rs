@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::imatrix::{self, ImatrixEvent, ImatrixSetup, Source};
+use sqale::printable::escape_line;
 use sqale_convert::Imatrix;
 
 use super::args::ModelArgs;
@@ -54,6 +55,22 @@ pub struct ImatrixArgs {
     json: bool,
 }
 
+/// Refuses an output that is a folder or any file the command reads: the model, a matrix to
+/// merge, the text, the recorded episodes, the benchmark.
+fn check_output(args: &ImatrixArgs, model: &std::path::Path) -> anyhow::Result<()> {
+    use sqale_convert::atomic::Input;
+    let transcripts: Vec<PathBuf> =
+        args.episodes.iter().map(|e| e.join("divergence").join("transcripts.jsonl")).collect();
+    let bench = args.bench.as_deref().map(std::path::Path::new).filter(|p| p.is_file());
+    let mut inputs = vec![Input::file("the model", model)];
+    inputs.extend(args.in_files.iter().map(|f| Input::file("a matrix to merge (--in-file)", f)));
+    inputs.extend(args.text.iter().map(|f| Input::file("the calibration text", f)));
+    inputs.extend(args.episodes.iter().map(|f| Input::file("the recorded episodes", f)));
+    inputs.extend(transcripts.iter().map(|f| Input::file("the recorded episodes", f)));
+    inputs.extend(bench.map(|f| Input::file("the benchmark", f)));
+    Ok(sqale_convert::atomic::check_output(&args.output, "model.imatrix.gguf", &inputs)?)
+}
+
 pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
     let mut sources: Vec<Source> = args.episodes.iter().cloned().map(Source::Episodes).collect();
     if let Some(spec) = &args.bench {
@@ -66,6 +83,7 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
         "no calibration source: give --episodes RESULTS (recorded agent episodes), --bench BENCHMARK, --text FILE or --in-file IMATRIX"
     );
     let (path, _) = args.model.model_path()?;
+    check_output(&args, &path)?;
     // Each matrix to merge must be the model's own: a merge adds entries of the same shape.
     let header = sqale_convert::gguf::read_header(&path)?;
     let mut merged: Option<Imatrix> = None;
@@ -77,11 +95,6 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
             None => merged = Some(m),
         }
     }
-    anyhow::ensure!(
-        std::fs::canonicalize(&path).ok() != std::fs::canonicalize(&args.output).ok(),
-        "the output {} is the model itself: write the importance matrix to another file",
-        args.output.display()
-    );
     // Only a benchmark to play needs the weights in this handle; the collection has its own.
     let options = sqale::engine::ModelOptions { vocab_only: args.bench.is_none(), ..args.model.model_options() };
     let model = sqale::engine::Model::load(&path, &options)?;
@@ -90,7 +103,7 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
             let bytes = m.write(&args.output).with_context(|| format!("writing {}", args.output.display()))?;
             println!(
                 "wrote {} ({} weights merged from {} files, {bytes} bytes)",
-                args.output.display(),
+                super::convert::shown(&args.output),
                 m.entries.len(),
                 args.in_files.len()
             );
@@ -126,7 +139,7 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
             bar.set_message("tokens");
         }
         ImatrixEvent::Source { source, sequences, tokens } => {
-            bar.suspend(|| eprintln!("{source}: {sequences} sequences, {tokens} tokens"));
+            bar.suspend(|| eprintln!("{}: {sequences} sequences, {tokens} tokens", escape_line(&source.to_string())));
         }
         _ => {}
     })?;
@@ -145,7 +158,7 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
     }
     println!(
         "wrote {} ({} weights, {} tokens counted of {} decoded in {} sequences{}) in {:.1} s{}",
-        args.output.display(),
+        super::convert::shown(&args.output),
         report.entries,
         report.counted_tokens,
         report.decoded_tokens,

@@ -86,6 +86,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         // Before any command runs llama.cpp, which reads the kernel switch once.
         sqale::engine::make_exact()?;
     }
+    if cli.command.writes_files() {
+        crate::remove_temporaries_on_signals();
+    }
     let done = match cli.command {
         Command::Ask(a) => return ask::run(a),
         Command::Tools(a) => tools::run(a),
@@ -104,6 +107,24 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(a) => mcp::mcp(*a),
     };
     done.map(|()| ExitCode::SUCCESS)
+}
+
+impl Command {
+    /// Whether the command writes files through temporary ones and has no signal handling of its
+    /// own (`ask`, `serve` and `mcp` have theirs): those are removed on SIGINT or SIGTERM.
+    fn writes_files(&self) -> bool {
+        matches!(
+            self,
+            Command::Convert(_)
+                | Command::Quantize(_)
+                | Command::Imatrix(_)
+                | Command::Synth(_)
+                | Command::Pull(_)
+                | Command::Pack(_)
+                | Command::Unpack(_)
+                | Command::Eval(_)
+        )
+    }
 }
 
 /// The database to use: the given one, or the demo database.

@@ -1,11 +1,12 @@
 //! `sqale pack` and `sqale unpack`: one verified archive for an air-gapped site
 //! ([`sqale::pack`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::pack::{self, BinarySource, PackSource, Progress, UnpackOptions, UnpackReport};
+use sqale::printable::escape_line;
 
 /// Arguments of `sqale pack`.
 #[derive(Args, Debug)]
@@ -13,7 +14,8 @@ pub struct PackArgs {
     /// The model: a registry alias or org/name[@revision] (default: the registry's default model,
     /// the one `sqale ask` uses without --model).
     model: Option<String>,
-    /// Its type (default: the model's default type, q4_k_m).
+    /// Its type (default: the model's default type, q4_k_m; with --gguf, the type the file
+    /// declares, which this must match).
     #[arg(long = "type")]
     out_type: Option<String>,
     /// Pack this GGUF file as the model, instead of the one `sqale pull` put in the cache.
@@ -78,7 +80,7 @@ fn show(pb: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
     |p| {
         pb.set_length(p.total);
         pb.set_position(p.done);
-        pb.set_message(p.file.to_string());
+        pb.set_message(escape_line(p.file).into_owned());
     }
 }
 
@@ -87,14 +89,13 @@ pub fn pack(args: PackArgs) -> anyhow::Result<()> {
         Some(name) => sqale::pull::resolve(name)?,
         None => sqale::pull::default_entry()?,
     };
-    let ty = args.out_type.clone().unwrap_or_else(|| entry.default_type.clone());
     let source = match args.gguf {
         Some(gguf) => PackSource::Files { gguf, prompt: args.prompt },
         None => PackSource::Cache,
     };
     let binary = args.binary.zip(args.target).map(|(path, target)| BinarySource { path, target });
     let pb = bar("packing", args.json);
-    let report = pack::pack(&entry, &ty, &source, binary.as_ref(), &args.output, &mut show(&pb))?;
+    let report = pack::pack(&entry, args.out_type.as_deref(), &source, binary.as_ref(), &args.output, &mut show(&pb))?;
     pb.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -103,21 +104,31 @@ pub fn pack(args: PackArgs) -> anyhow::Result<()> {
     let m = &report.manifest.model;
     println!(
         "packed {}@{} ({}) into {} ({})",
-        m.repo,
-        m.revision,
-        m.out_type,
-        report.archive.display(),
+        line(&m.repo),
+        line(&m.revision),
+        line(&m.out_type),
+        shown(&report.archive),
         size(report.bytes)
     );
     for (name, sum) in &report.manifest.files {
-        println!("  {name:<24} {:>10}  sha256 {}", size(sum.bytes), sum.sha256);
+        println!("  {:<24} {:>10}  sha256 {}", line(name), size(sum.bytes), sum.sha256);
     }
     if let Some(t) = &report.manifest.binary_target {
-        println!("  ({} is sqale for {t})", pack::BINARY);
+        println!("  ({} is sqale for {})", pack::BINARY, line(t));
     }
-    println!("archive sha256 {} (also in {})", report.sha256, report.sha256_file.display());
-    println!("on the site: sqale unpack {}", report.archive.display());
+    println!("archive sha256 {} (also in {})", report.sha256, shown(&report.sha256_file));
+    println!("on the site: sqale unpack {}", shown(&report.archive));
     Ok(())
+}
+
+/// A name or value from an archive or the command line, safe to print on one line.
+fn line(s: &str) -> String {
+    escape_line(s).into_owned()
+}
+
+/// A path, safe to print on one line.
+fn shown(p: &Path) -> String {
+    line(&p.display().to_string())
 }
 
 pub fn unpack(args: UnpackArgs) -> anyhow::Result<()> {
@@ -136,28 +147,29 @@ pub fn unpack(args: UnpackArgs) -> anyhow::Result<()> {
 
 fn print_unpacked(r: &UnpackReport) {
     let m = &r.manifest.model;
+    let model = format!("{}@{} ({})", line(&m.repo), line(&m.revision), line(&m.out_type));
     let against = match &r.sha256_checked_against {
-        Some(from) => format!("matches {from}"),
+        Some(from) => format!("matches {}", line(from)),
         None => "not compared: no .sha256 beside the archive and no --sha256".into(),
     };
-    println!("verified {} files of {} (sha256 {}, {against})", r.manifest.files.len(), r.archive.display(), r.sha256);
+    println!("verified {} files of {} (sha256 {}, {against})", r.manifest.files.len(), shown(&r.archive), r.sha256);
     let Some(gguf) = &r.gguf else {
-        println!("{}@{} ({}): nothing installed (--check)", m.repo, m.revision, m.out_type);
+        println!("{model}: nothing installed (--check)");
         return;
     };
     let how = if r.already_installed { "already installed" } else { "installed" };
-    println!("{how}: {}@{} ({}) as {}", m.repo, m.revision, m.out_type, gguf.display());
+    println!("{how}: {model} as {}", shown(gguf));
     if let Some(p) = &r.prompt {
-        println!("  reference loop {}", p.display());
+        println!("  reference loop {}", shown(p));
     }
     if r.default_model {
         println!("  `sqale ask` uses it without --model");
     } else {
-        println!("  not the registry's default model and type: pass --model {}", gguf.display());
+        println!("  not the registry's default model and type: pass --model {}", shown(gguf));
     }
     match (&r.binary, &r.manifest.binary_target) {
-        (Some(path), Some(t)) => println!("sqale for {t} written to {}", path.display()),
-        (None, Some(t)) => println!("the archive also holds sqale for {t}: --binary PATH writes it"),
+        (Some(path), Some(t)) => println!("sqale for {} written to {}", line(t), shown(path)),
+        (None, Some(t)) => println!("the archive also holds sqale for {}: --binary PATH writes it", line(t)),
         _ => {}
     }
 }

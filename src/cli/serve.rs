@@ -8,6 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use sqale::agent::Settings;
+use sqale::serve::conn::{ConnectionLimits, DEFAULT_HEADER_TIMEOUT};
+use sqale::serve::host::HostPolicy;
 use sqale::serve::http::{AppState, RequestLimits};
 use sqale::serve::{Databases, Service, ServiceOptions};
 
@@ -67,6 +69,24 @@ pub struct ServeArgs {
     /// Bytes a request body may have.
     #[arg(long, default_value_t = RequestLimits::default().max_body_bytes)]
     max_body_bytes: usize,
+    /// Seconds a client has to send a request's line and headers, counted from when its
+    /// connection opens or its previous response ended: also how long an idle keep-alive
+    /// connection stays open. Never cuts an answer or an event stream under way.
+    #[arg(long, visible_alias = "idle-timeout", value_name = "SECONDS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs_f64())]
+    header_timeout: f64,
+    /// Seconds a request's whole body has to arrive in, once its headers have (408 otherwise).
+    #[arg(long, value_name = "SECONDS", default_value_t = RequestLimits::default().body_timeout.as_secs_f64())]
+    body_timeout: f64,
+    /// Connections open at once (default: 1024, or fewer when the open-file limit, ulimit -n,
+    /// leaves fewer once files are kept for episodes). At the cap, a new connection replaces
+    /// the one quiet longest (no request under way).
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// A name requests may call this server by (the Host header), besides its IP addresses and
+    /// localhost: refusing other names stops web pages reaching it by DNS rebinding. Repeat for
+    /// several; '*' allows any name.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
 }
 
 /// How long a server whose engine failed goes on answering before it exits: requests under way
@@ -76,6 +96,15 @@ pub(super) const DRAIN_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
     anyhow::ensure!(s.is_finite() && s >= 0.0, "{flag} must be a number of seconds, got {s}");
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// A time limit that must be more than zero (and at most a day).
+fn limit(flag: &str, s: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(
+        s.is_finite() && s > 0.0 && s <= 86_400.0,
+        "{flag} must be a number of seconds above 0 (and at most 86400), got {s}"
+    );
     Ok(Duration::from_secs_f64(s))
 }
 
@@ -170,6 +199,10 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("--listen {:?} is not an address:port such as 127.0.0.1:8080", args.listen))?;
     let key = api_key(args.api_key_file.as_ref(), addr)?;
     let grace = seconds("--shutdown-grace", args.shutdown_grace)?;
+    let header_timeout = limit("--header-timeout", args.header_timeout)?;
+    let body_timeout = limit("--body-timeout", args.body_timeout)?;
+    let hosts = HostPolicy::new(&args.allow_hosts)?;
+    anyhow::ensure!(!matches!(args.max_connections, Some(0 | 1)), "--max-connections must be at least 2");
     let databases = args.service.databases()?;
     let rt = runtime()?;
     // Bind before loading the model: a busy port fails at once.
@@ -178,19 +211,31 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
     })?;
     let local = listener.local_addr().context("reading the listening address")?;
     let service = Arc::new(args.service.start(args.parallel, args.queue)?);
+    // Counted once the model, the databases and the workers hold their files.
+    let max_connections = sqale::serve::conn::auto_max_connections(args.max_connections, args.parallel)?;
     let names = databases.names();
-    let state = Arc::new(AppState {
-        service: service.clone(),
-        databases,
-        api_key: key,
-        limits: RequestLimits {
-            max_body_bytes: args.max_body_bytes,
-            max_question_chars: args.max_question_chars,
-            ..RequestLimits::default()
-        },
-    });
+    let mut state = AppState::new(service.clone(), databases);
+    state.api_key = key;
+    state.limits = RequestLimits {
+        max_body_bytes: args.max_body_bytes,
+        max_question_chars: args.max_question_chars,
+        body_timeout,
+        ..RequestLimits::default()
+    };
+    state.hosts = hosts;
+    if let Some(prompt) = &args.service.prompt_from {
+        let name = prompt.file_name().map_or_else(|| "the prompt file".into(), |n| n.to_string_lossy().into_owned());
+        state.redact.add(prompt, &name);
+    }
+    let state = Arc::new(state);
+    let connections = ConnectionLimits { header_timeout, max_connections };
+    if !addr.ip().is_loopback() && state.hosts != HostPolicy::Any && args.allow_hosts.is_empty() {
+        eprintln!(
+            "sqale serve: requests must call this server by an IP address or localhost; give the names clients use with --allow-host NAME"
+        );
+    }
     eprintln!(
-        "sqale serve: listening on http://{local}/ ({} sequence(s), queue {}, databases: {names})",
+        "sqale serve: listening on http://{local}/ ({} sequence(s), queue {}, databases: {names}; at most {max_connections} connections)",
         args.parallel, args.queue
     );
     let svc = service.clone();
@@ -206,7 +251,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
             }
         }
     };
-    let serving = sqale::serve::http::serve(listener, state, shutdown);
+    let serving = sqale::serve::http::serve(listener, state, connections, shutdown);
     let svc = service.clone();
     rt.block_on(async move {
         tokio::select! {

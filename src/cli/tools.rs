@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use sqale::env::Environment;
+use sqale::printable::{escape_controls, escape_line};
 use sqale::protocol::{extract_calls, Parsed};
 
 /// Arguments of `sqale tools`.
@@ -29,10 +30,12 @@ pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
     let items = extract_calls(&args.call);
     let call = match items.as_slice() {
         [Parsed::Call(c)] => c.clone(),
-        [Parsed::Malformed { error, .. }] => anyhow::bail!("the call is not valid: {error}"),
+        [Parsed::Malformed { error, .. }] => {
+            anyhow::bail!("the call is not valid: {}", escape_line(error))
+        }
         [] => anyhow::bail!(
-            "no tool call found in {:?}; write it as JSON: '{}'",
-            args.call,
+            "no tool call found in {}; write it as JSON: '{}'",
+            excerpt(&args.call),
             sqale::tools::Tool::ListTables.spec().example()
         ),
         _ => anyhow::bail!("give one tool call at a time"),
@@ -41,11 +44,45 @@ pub fn run(args: ToolsArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string(&result).context("serialising the result")?);
     } else {
-        println!("{}", result.result);
+        // What the model reads, unchanged, but a terminal must not obey the control characters
+        // a database's names and values may hold.
+        println!("{}", escape_controls(&result.result));
     }
     if !result.ok {
         // The call ran and failed (as the model would see it): exit 1, apart from usage errors (2).
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// Characters of the given call quoted back in an error.
+const EXCERPT_CHARS: usize = 60;
+
+/// The start of `call`, quoted on one line with control characters escaped, and how much was
+/// left out: an error quotes what it is about without echoing a whole pasted file.
+fn excerpt(call: &str) -> String {
+    let total = call.chars().count();
+    let head: String = call.chars().take(EXCERPT_CHARS).collect();
+    let quoted = format!("{:?}", head);
+    let quoted = escape_line(&quoted);
+    if total > EXCERPT_CHARS {
+        format!("{quoted}… ({total} characters in all)")
+    } else {
+        quoted.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_printable() {
+        let long = "[".repeat(30_000);
+        let e = excerpt(&long);
+        assert!(e.len() < 120, "{e}");
+        assert!(e.ends_with("… (30000 characters in all)"), "{e}");
+        assert_eq!(excerpt("hi"), "\"hi\"");
+        assert!(!excerpt("a\u{1b}]0;x\u{7}").contains('\u{1b}'));
+    }
 }

@@ -90,8 +90,8 @@ pub enum DivergenceError {
 /// A transcript's tokens as a model tokenizes them, and where its sampled tokens are.
 #[derive(Debug, Clone)]
 pub struct Sequence {
-    /// The prefix text (restored from the engine's prefix snapshot when it can be).
-    pub prefix: String,
+    /// The prefix (restored from the engine's prefix snapshot when it can be).
+    pub prefix: crate::generate::Markup,
     /// Tokens of the prefix.
     pub prefix_tokens: usize,
     /// The whole sequence.
@@ -108,14 +108,14 @@ impl Sequence {
         let Some(Piece::Prefix(prefix)) = t.pieces.first() else {
             return Err(mismatch("the transcript does not start with its prompt prefix"));
         };
-        let mut tokens = model.tokenize(prefix, true);
+        let mut tokens = model.tokenize_markup(prefix, true);
         let prefix_tokens = tokens.len();
         let mut sampled = Vec::new();
         let mut turn = 0u32;
         for p in &t.pieces[1..] {
             match p {
                 Piece::Prefix(_) => return Err(mismatch("the transcript has two prompt prefixes")),
-                Piece::Text(text) => tokens.extend(model.tokenize(text, false)),
+                Piece::Text(text) => tokens.extend(model.tokenize_markup(text, false)),
                 Piece::Sampled(ids) => {
                     for &id in ids {
                         sampled.push((tokens.len(), turn));
@@ -156,7 +156,7 @@ pub fn force(
     on_token: &mut dyn FnMut(usize, &[f32]),
 ) -> Result<(), GenerateError> {
     let from = if seq.prefix_tokens > 0 && seq.sampled.first().is_some_and(|s| s.0 > seq.prefix_tokens) {
-        engine.begin(&seq.prefix, 0)?;
+        engine.begin_markup(&seq.prefix, 0)?;
         seq.prefix_tokens
     } else {
         engine.clear();

@@ -5,16 +5,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::generate::{Completion, Counters, GenerateError, Generator, TurnCache};
+use crate::generate::{Completion, Counters, GenerateError, Generator, Markup, TurnCache};
 
 /// One part of an episode's token sequence, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Piece {
     /// The shared prefix (the system turn), tokenized with the beginning-of-sequence token.
-    Prefix(String),
+    Prefix(Markup),
     /// Appended text (the user turn, tool results, turn markers), tokenized without it.
-    Text(String),
+    Text(Markup),
     /// A completion's sampled token ids (its stop token excluded: it was not decoded).
     Sampled(Vec<u32>),
 }
@@ -73,18 +73,18 @@ impl<G: Generator> Recorder<G> {
 }
 
 impl<G: Generator> Generator for Recorder<G> {
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError> {
         self.pieces.clear();
-        self.inner.begin(prefix, seed)?;
-        self.pieces.push(Piece::Prefix(prefix.to_string()));
+        self.inner.begin_markup(prefix, seed)?;
+        self.pieces.push(Piece::Prefix(prefix.clone()));
         Ok(())
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
-        self.inner.append(text, max_tokens)?;
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
+        self.inner.append_markup(text, max_tokens)?;
         // Each append is its own piece: the engine tokenizes each alone, and two texts joined
         // can tokenize otherwise across their boundary.
-        self.pieces.push(Piece::Text(text.to_string()));
+        self.pieces.push(Piece::Text(text.clone()));
         Ok(())
     }
 

@@ -36,12 +36,12 @@ use llama_cpp_2::token::LlamaToken;
 use super::core::{sample_from, Core, TextStream};
 use super::sequence::{check_budget, Draft, Sequence};
 use super::{EngineError, EngineOptions, Model};
-use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
+use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, Markup};
 use crate::speculate::Speculate;
 
 /// A request from a worker's [`SequenceGenerator`] to the scheduler.
 enum Request {
-    Begin { prefix: String, seed: u32 },
+    Begin { prefix: Markup, seed: u32 },
     Append { tokens: Vec<LlamaToken> },
     Complete { max_tokens: usize, live: Option<Live> },
 }
@@ -481,20 +481,20 @@ impl SequenceGenerator<'_> {
 }
 
 impl Generator for SequenceGenerator<'_> {
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError> {
         self.cancelled()?;
         self.counters = Counters::default();
         let started = Instant::now();
-        if let Reply::Done(c) = self.ask(Request::Begin { prefix: prefix.to_string(), seed })? {
+        if let Reply::Done(c) = self.ask(Request::Begin { prefix: prefix.clone(), seed })? {
             self.keep(c);
         }
         self.counters.prefill_seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
         self.cancelled()?;
-        let tokens = self.model.tokenize(text, self.counters.context_tokens == 0);
+        let tokens = self.model.tokenize_markup(text, self.counters.context_tokens == 0);
         check_budget(self.counters.context_tokens, tokens.len(), max_tokens)?;
         let started = Instant::now();
         if let Reply::Done(c) = self.ask(Request::Append { tokens })? {

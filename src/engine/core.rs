@@ -38,14 +38,14 @@ use llama_cpp_2::token::LlamaToken;
 
 use super::prompt_cache::{DiskCache, PromptCacheError};
 use super::{default_threads, EngineError, EngineOptions, Model};
-use crate::generate::{GenerateError, PrefixSource};
+use crate::generate::{GenerateError, Markup, PrefixSource};
 use crate::speculate::adapt::CostCurve;
 use crate::speculate::Speculate;
 
 /// The system-turn snapshot reused by every conversation.
 struct PrefixSnapshot {
-    /// The prefix text it was taken after.
-    text: String,
+    /// The prefix it was taken after.
+    text: Markup,
     /// Its tokens.
     tokens: Vec<LlamaToken>,
     /// The sequence state after them.
@@ -493,19 +493,19 @@ impl<'m> Core<'m> {
     /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
     /// was taken after the same text, else from the prompt cache on disk, else decoded (and
     /// written to the disk cache); snapshotted when `keep` is set.
-    pub(crate) fn begin(&mut self, seq: usize, text: &str, keep: bool) -> Result<Prefix, GenerateError> {
+    pub(crate) fn begin(&mut self, seq: usize, text: &Markup, keep: bool) -> Result<Prefix, GenerateError> {
         self.clear(seq);
         if self.has_mtp() {
             return self.begin_mtp(seq, text);
         }
-        if let Some(snap) = self.prefix.as_ref().filter(|p| p.text == text) {
+        if let Some(snap) = self.prefix.as_ref().filter(|p| &p.text == text) {
             self.ctx
                 .get_mut()
                 .state_seq_set(&snap.state, seq as i32)
                 .map_err(|e| failed("restoring the prompt snapshot", e))?;
             return Ok(Prefix { tokens: snap.tokens.clone(), source: PrefixSource::Memory, logits: None });
         }
-        let tokens = self.model.tokenize(text, true);
+        let tokens = self.model.tokenize_markup(text, true);
         let (source, logits) = if self.restore_from_disk(seq, text, &tokens) {
             (PrefixSource::Disk, None)
         } else {
@@ -519,18 +519,18 @@ impl<'m> Core<'m> {
                 .get()
                 .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
                 .map_err(|e| failed("taking the prompt snapshot", e))?;
-            self.prefix = Some(PrefixSnapshot { text: text.to_string(), tokens: tokens.clone(), state });
+            self.prefix = Some(PrefixSnapshot { text: text.clone(), tokens: tokens.clone(), state });
         }
         Ok(Prefix { tokens, source, logits })
     }
 
     /// [`Self::begin`] with the MTP head: its own cache and carried hidden state are not in a
     /// snapshot, so the prefix is decoded through both.
-    fn begin_mtp(&mut self, seq: usize, text: &str) -> Result<Prefix, GenerateError> {
+    fn begin_mtp(&mut self, seq: usize, text: &Markup) -> Result<Prefix, GenerateError> {
         if let Context::Mtp(m) = &mut self.ctx {
             let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
         }
-        let tokens = self.model.tokenize(text, true);
+        let tokens = self.model.tokenize_markup(text, true);
         let logits = self.decode_run(seq, 0, &tokens)?;
         if let Context::Mtp(m) = &mut self.ctx {
             m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
@@ -540,7 +540,7 @@ impl<'m> Core<'m> {
 
     /// Restores sequence `seq` (empty) to the state saved on disk after `text` (`tokens`);
     /// false when there is no such file, or it was refused (noted, and the sequence left empty).
-    fn restore_from_disk(&mut self, seq: usize, text: &str, tokens: &[LlamaToken]) -> bool {
+    fn restore_from_disk(&mut self, seq: usize, text: &Markup, tokens: &[LlamaToken]) -> bool {
         let Some(disk) = self.disk.as_mut() else { return false };
         let ids: Vec<i32> = tokens.iter().map(|t| t.0).collect();
         let Some(loaded) = disk.load(text, &ids) else { return false };
@@ -559,7 +559,7 @@ impl<'m> Core<'m> {
 
     /// Writes sequence `seq`'s state, just after decoding `text` (`tokens`), to the disk cache
     /// (a failure is noted).
-    fn save_to_disk(&mut self, seq: usize, text: &str, tokens: &[LlamaToken]) {
+    fn save_to_disk(&mut self, seq: usize, text: &Markup, tokens: &[LlamaToken]) {
         if self.disk.is_none() {
             return;
         }

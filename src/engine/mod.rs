@@ -60,7 +60,7 @@ pub use self::replay::Verified;
 pub use self::scored::MAX_SCORED_ROWS;
 use self::sequence::{check_budget, Sequence};
 use crate::defaults;
-use crate::generate::{Completion, Counters, Finish, GenerateError, Generator};
+use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, Markup};
 use crate::speculate::Speculate;
 
 /// Errors from loading a model or creating a context.
@@ -70,6 +70,14 @@ pub enum EngineError {
     /// No file at the path.
     #[error("model file not found: {0}")]
     ModelNotFound(PathBuf),
+    /// The path names a directory, FIFO or device rather than a model file.
+    #[error("{path} is {kind}, not a model file: pass the path of a GGUF file")]
+    ModelNotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is (`a directory`, `a FIFO (named pipe)`, ...).
+        kind: &'static str,
+    },
     /// The file is not a GGUF file llama.cpp can read: damaged, truncated, or something else.
     #[error("{0}; pass a complete GGUF model file (re-download or re-convert it)")]
     NotGguf(#[source] sqale_convert::gguf::ReadError),
@@ -407,7 +415,7 @@ impl<'m> Engine<'m> {
 }
 
 impl Generator for Engine<'_> {
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError> {
         self.cancelled()?;
         self.clear();
         let keep = self.core.options().keep_prefix;
@@ -416,9 +424,9 @@ impl Generator for Engine<'_> {
         Ok(())
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
         self.cancelled()?;
-        let tokens = self.model().tokenize(text, self.seq.tokens.is_empty());
+        let tokens = self.model().tokenize_markup(text, self.seq.tokens.is_empty());
         check_budget(self.seq.tokens.len(), tokens.len(), max_tokens)?;
         self.decode(&tokens)
     }

@@ -93,6 +93,9 @@ pub struct Model {
     /// the engine applies it itself (otherwise decomposed accents in a database's values would
     /// tokenise differently from training).
     nfc: bool,
+    /// The texts of the vocabulary's control (and unknown) tokens: what llama.cpp reads as
+    /// special only with special-token parsing on.
+    controls: Vec<String>,
     /// Whether the multi-token-prediction head was loaded.
     mtp: bool,
     /// Whether any matrix is of a type llama.cpp's tiled K-quant kernel takes.
@@ -103,8 +106,13 @@ impl Model {
     /// Loads a GGUF file.
     pub fn load(path: impl AsRef<Path>, options: &ModelOptions) -> Result<Self, EngineError> {
         let path = path.as_ref();
-        if !path.is_file() {
-            return Err(EngineError::ModelNotFound(path.to_path_buf()));
+        match std::fs::metadata(path) {
+            Err(_) => return Err(EngineError::ModelNotFound(path.to_path_buf())),
+            Ok(m) if !m.is_file() => {
+                let kind = crate::regular_file::kind_of(&m);
+                return Err(EngineError::ModelNotAFile { path: path.to_path_buf(), kind });
+            }
+            Ok(_) => {}
         }
         // Checked in Rust first: llama.cpp aborts the process on some malformed files, and its
         // errors do not say which byte is wrong.
@@ -142,7 +150,9 @@ impl Model {
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
         let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
+        let controls = control_texts(&model);
         Ok(Model {
+            controls,
             tiled_weights,
             nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
             model,
@@ -220,13 +230,37 @@ impl Model {
     /// Tokens of `text`, with special-token markup parsed; `add_bos` adds the model's
     /// beginning-of-sequence token if the model wants one.
     pub fn tokenize(&self, text: &str, add_bos: bool) -> Vec<LlamaToken> {
+        self.tokenize_span(text, add_bos, true)
+    }
+
+    /// Tokens of `markup` ([`crate::generate::Markup::fragments`]): the control tokens of its
+    /// parsed text as such, all other text with special-token parsing off (a `<|im_end|>` in a
+    /// plain span is plain characters); `add_bos` as for [`Model::tokenize`].
+    pub fn tokenize_markup(&self, markup: &crate::generate::Markup, add_bos: bool) -> Vec<LlamaToken> {
+        use crate::generate::Fragment;
+        let find = |t: &str| crate::generate::find_first_of(t, &self.controls);
+        let mut tokens = Vec::new();
+        for (i, fragment) in markup.fragments(&find).iter().enumerate() {
+            let bos = add_bos && i == 0;
+            match fragment {
+                Fragment::Text(t) => tokens.extend(self.tokenize_span(t, bos, false)),
+                Fragment::Special(t) => tokens.extend(self.tokenize_span(t, bos, true)),
+            }
+        }
+        if tokens.is_empty() && add_bos {
+            tokens = self.tokenize_span("", true, true);
+        }
+        tokens
+    }
+
+    fn tokenize_span(&self, text: &str, add_bos: bool, parse_special: bool) -> Vec<LlamaToken> {
         let vocab = self.model.vocab();
         let add = add_bos && vocab.should_add_bos();
         if self.nfc && !unicode_normalization::is_nfc(text) {
             let normalized: String = unicode_normalization::UnicodeNormalization::nfc(text).collect();
-            return vocab.tokenize(normalized.as_bytes(), add, true);
+            return vocab.tokenize(normalized.as_bytes(), add, parse_special);
         }
-        vocab.tokenize(text.as_bytes(), add, true)
+        vocab.tokenize(text.as_bytes(), add, parse_special)
     }
 
     /// The bytes of one token's text, special tokens rendered (a piece may end inside a UTF-8
@@ -275,6 +309,26 @@ impl Model {
         }
         stops
     }
+}
+
+/// The texts of `model`'s control and unknown tokens, longest first.
+fn control_texts(model: &LlamaModel) -> Vec<String> {
+    use llama_cpp_2::token_type::LlamaTokenAttr;
+    let vocab = model.vocab();
+    let mut out: Vec<String> = (0..vocab.n_tokens())
+        .map(LlamaToken)
+        .filter(|&t| {
+            let a = vocab.attr(t);
+            a.contains(LlamaTokenAttr::Control) || a.contains(LlamaTokenAttr::Unknown)
+        })
+        .filter_map(|t| {
+            let mut bytes = Vec::new();
+            vocab.token_to_piece_into(t, &mut bytes, true, None);
+            String::from_utf8(bytes).ok().filter(|s| !s.is_empty())
+        })
+        .collect();
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
 }
 
 /// The device `asked` names, by index or name (case-insensitive).

@@ -15,7 +15,7 @@ use llama_cpp_2::token::LlamaToken;
 
 use super::core::{Checked, Core};
 use super::draft::Drafting;
-use crate::generate::{Counters, GenerateError, PrefixSource};
+use crate::generate::{Counters, GenerateError, Markup, PrefixSource};
 use crate::speculate::Drafter;
 
 /// A draft and who proposed it.
@@ -72,7 +72,7 @@ impl<'a> Sequence<'a> {
     pub(super) fn begin(
         &mut self,
         core: &mut Core<'_>,
-        prefix: &str,
+        prefix: &Markup,
         seed: u32,
         keep: bool,
     ) -> Result<Option<i32>, GenerateError> {

@@ -12,6 +12,28 @@ pub enum EnvError {
     /// The path names no file.
     #[error("database not found: {0}")]
     NotFound(PathBuf),
+    /// The path names a directory, a FIFO, a device: something other than a regular file.
+    #[error(
+        "{} is {kind}, not a database file; give the path of a SQLite database file (a regular file, \
+         e.g. shop.sqlite){}",
+        path.display(),
+        if *kind == "a directory" { "" } else { ", copying the database to one first if need be" }
+    )]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is instead: "a directory", "a named pipe (FIFO)", ...
+        kind: &'static str,
+    },
+    /// The path's metadata could not be read (permissions, a broken mount).
+    #[error("cannot read {}: {source} (check the path and its permissions)", path.display())]
+    Unreadable {
+        /// The path given.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
     /// SQLite URIs need UTF-8 paths.
     #[error("database path is not valid UTF-8: {0} (rename the file or pass a different path)")]
     NonUtf8Path(PathBuf),
@@ -22,6 +44,9 @@ pub enum EnvError {
          or work on a copy"
     )]
     PendingWal(PathBuf),
+    /// The thread that runs the database's statements could not be started.
+    #[error("cannot start a thread for the database's queries: {0}")]
+    Worker(String),
     /// SQLite refused the file.
     #[error("cannot open {path} as a SQLite database: {source}")]
     Open {
@@ -102,6 +127,20 @@ pub enum ToolError {
     /// The statement outlived its deadline.
     #[error("query stopped after {:.1} s (time limit); narrow it with WHERE or LIMIT", .0.as_secs_f64())]
     TimedOut(Duration),
+    /// Too many earlier statements, stopped at their time limit, are still finishing.
+    #[error(
+        "{0} earlier queries stopped at their time limit are still finishing; try again in a moment, \
+         with a narrower query (shorter strings, fewer rows)"
+    )]
+    Busy(usize),
+    /// Internal: the statement about to run may take one long step and must run on the worker;
+    /// the job is run again there. Never reaches a caller.
+    #[doc(hidden)]
+    #[error("internal: the statement must run on the worker")]
+    NeedsWorker,
+    /// A fresh connection, after a stopped statement, could not be opened.
+    #[error("the database could not be reopened after a query was stopped: {0}")]
+    Reopen(String),
     /// SQLite ran out of the memory it may use.
     #[error("query needs too much memory; narrow it with WHERE or LIMIT")]
     OutOfMemory,

@@ -22,6 +22,15 @@ pub struct Limits {
     pub count_rows_up_to: usize,
     /// Characters of SQL accepted in one call.
     pub max_sql_chars: usize,
+    /// Run statements on a worker thread, abandoned (with its connection) when a statement
+    /// outlives its deadline by [`STOP_GRACE`], so that a call returns on time even while one
+    /// long function call (`instr`, `trim`, `LIKE` on long strings) holds SQLite. `false` runs
+    /// them on the caller's thread, where only SQLite's progress handler stops them: between
+    /// VM steps, not inside a function call. For measuring the worker's cost.
+    pub isolate: bool,
+    /// Stopped statements still running on abandoned workers, across the process, past which
+    /// new calls are refused (with [`crate::env::ToolError::Busy`]) until one ends.
+    pub max_abandoned: usize,
 }
 
 impl Default for Limits {
@@ -35,12 +44,23 @@ impl Default for Limits {
             max_distinct_values: 50,
             count_rows_up_to: 100_000,
             max_sql_chars: 20_000,
+            isolate: true,
+            max_abandoned: 4,
         }
     }
 }
 
-/// Largest string or blob one statement may build (SQLite's `SQLITE_LIMIT_LENGTH`).
+/// Largest string or blob one statement may build or read (SQLite's `SQLITE_LIMIT_LENGTH`,
+/// which also refuses reading a stored value longer than it: so it stays above any value a
+/// database holds in practice).
 pub(crate) const MAX_VALUE_BYTES: i32 = 8 << 20;
+
+/// Longest LIKE or GLOB pattern (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`, SQLite's default 50,000):
+/// matching costs up to the pattern's length times the text's.
+pub(crate) const MAX_LIKE_PATTERN_BYTES: i32 = 1000;
+
+/// How long past its deadline a statement may take to stop before its worker is abandoned.
+pub const STOP_GRACE: Duration = Duration::from_millis(250);
 
 /// Process-wide ceiling on SQLite's heap, so that a sort over a runaway join can't exhaust memory.
 pub(crate) const HARD_HEAP_LIMIT_BYTES: i64 = 1 << 30;

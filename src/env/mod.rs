@@ -12,6 +12,7 @@ mod guard;
 mod limits;
 mod preview;
 mod schema;
+mod worker;
 
 use std::path::{Path, PathBuf};
 
@@ -19,15 +20,15 @@ use rusqlite::ErrorCode;
 use serde_json::{Map, Value};
 
 pub use error::{EnvError, ToolError};
-pub use limits::Limits;
+pub use limits::{Limits, STOP_GRACE};
 pub use preview::{preview, PreviewError, RowsPreview};
 
 use crate::tools::{self, ArgKind, Tool};
 use format::TableText;
 pub(crate) use guard::read_only_uri;
-use guard::GuardedConnection;
 pub(crate) use schema::quote_ident;
 use schema::Relation;
+use worker::{Runner, Session};
 
 /// A database's tables (views left out), and its foreign keys as `(from_table, to_table)`
 /// pairs.
@@ -64,9 +65,11 @@ pub struct Rows {
     pub rows: Vec<Vec<rusqlite::types::Value>>,
 }
 
-/// A database opened for one episode, read-only, with every guard installed.
+/// A database opened for one episode, read-only, with every guard installed. Its statements run
+/// on a worker thread that is abandoned when one outlives its deadline ([`Limits::isolate`]), so
+/// every method returns within the time limit plus [`STOP_GRACE`] whatever the SQL computes.
 pub struct Environment {
-    db: GuardedConnection,
+    runner: Runner,
     path: PathBuf,
     limits: Limits,
     /// Tables the model has opened: named by a successful tool call, or read by a query that ran.
@@ -83,7 +86,7 @@ impl Environment {
     pub fn with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, EnvError> {
         let path = path.as_ref();
         Ok(Environment {
-            db: GuardedConnection::open(path)?,
+            runner: Runner::open(path, limits.clone())?,
             path: path.to_path_buf(),
             limits,
             opened: Default::default(),
@@ -102,57 +105,22 @@ impl Environment {
 
     /// Runs one tool call. `args` is the call's `args` object (`Value::Null` when absent).
     pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
-        let args = match args {
-            Value::Object(map) => Some(map),
-            Value::Null => None,
-            other => return ToolResult::err(&ToolError::ArgsNotAnObject(json_kind(other))),
-        };
-        let Some(tool) = Tool::from_name(tool) else {
-            return ToolResult::err(&ToolError::UnknownTool { name: tool.to_string(), available: tools::names() });
-        };
-        let result = self.run_tool(tool, &Args { tool, map: args });
-        let reads = self.db.take_reads();
-        match result {
-            Ok(text) => {
-                // A successful call opened what it read: the tables a tool named (tools read
-                // them with their own queries) or the tables a query touched.
-                if tool != Tool::ListTables {
-                    self.opened.extend(reads);
-                    let named: Vec<&str> = tool
-                        .spec()
-                        .args
-                        .iter()
-                        .filter(|a| a.kind == ArgKind::Table)
-                        .filter_map(|a| args.and_then(|m| m.get(a.name)).and_then(Value::as_str))
-                        .collect();
-                    if !named.is_empty() {
-                        if let Ok(rels) = self.relations() {
-                            self.opened
-                                .extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
-                        }
-                        let _ = self.db.take_reads();
-                    }
+        let mut count = None;
+        loop {
+            let (tool, args, given) = (tool.to_string(), args.clone(), count.take());
+            match self.runner.run(move |s| s.call(&tool, &args, given.clone())) {
+                Ok(Outcome::Done(result, opened)) => {
+                    self.opened.extend(opened);
+                    return result;
                 }
-                ToolResult::ok(text)
+                // Counting a view's rows runs its whole query, which may have to be abandoned:
+                // a job of its own, so that the description still comes back.
+                Ok(Outcome::CountView(view)) => {
+                    let counted = self.runner.run(move |s| s.row_count(&view));
+                    count = Some(counted.unwrap_or_else(|_| ROW_COUNT_UNAVAILABLE.to_string()));
+                }
+                Err(e) => return ToolResult::err(&e),
             }
-            Err(e) => ToolResult::err(&e),
-        }
-    }
-
-    /// Reads a call's arguments as its catalogue entry says and runs it.
-    fn run_tool(&mut self, tool: Tool, a: &Args<'_>) -> Result<String, ToolError> {
-        match tool {
-            Tool::ListTables => self.list_tables(),
-            Tool::DescribeTable => self.describe_table(a.text("table_name")?),
-            Tool::ForeignKeys => self.foreign_keys(a.text("table_name")?),
-            Tool::JoinPath => self.join_path(a.text("table_a")?, a.text("table_b")?),
-            Tool::SampleRows => self.sample_rows(a.text("table_name")?, a.limit(self.limits.max_sample_rows)?),
-            Tool::DistinctValues => self.distinct_values(
-                a.text("table_name")?,
-                a.text("column_name")?,
-                a.limit(self.limits.max_distinct_values)?,
-            ),
-            Tool::RunQuery | Tool::SubmitSql => self.run_query(a.text("sql")?),
         }
     }
 
@@ -165,30 +133,148 @@ impl Environment {
     /// The tables `sql` reads (base tables behind views included), from SQLite's own planner;
     /// the statement is prepared, not run.
     pub fn tables_read(&mut self, sql: &str) -> Result<Vec<String>, ToolError> {
-        let _ = self.db.take_reads();
-        let _deadline = self.db.arm(self.limits.timeout);
-        drop(self.prepare(sql)?);
-        Ok(self.db.take_reads().into_iter().collect())
+        let sql = sql.to_string();
+        self.runner.run(move |s| s.tables_read(&sql))
     }
 
     /// The database's views, in schema order.
     pub fn views(&self) -> Result<Vec<String>, ToolError> {
-        Ok(self.relations()?.into_iter().filter(|r| r.is_view).map(|r| r.name).collect())
+        self.runner.run(|s| Ok(s.relations()?.into_iter().filter(|r| r.is_view).map(|r| r.name).collect()))
     }
 
     /// The database's tables (views left out) in schema order, and its foreign keys as
     /// `(from_table, to_table)` pairs.
     pub fn table_graph(&self) -> Result<TableGraph, ToolError> {
-        let rels = self.relations()?;
-        let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
-        let tables = rels.iter().filter(|r| !r.is_view).map(|r| r.name.clone()).collect();
-        Ok((tables, keys.into_iter().map(|k| (k.from_table, k.to_table)).collect()))
+        self.runner.run(|s| s.table_graph())
     }
 
     /// Runs `sql` to completion under the same guards and time limit, returning every row
     /// (bounded by the time limit and [`MAX_EXECUTE_ROWS`]). For checking answers, not for
     /// showing to the model.
     pub fn execute(&mut self, sql: &str) -> Result<Rows, ToolError> {
+        let sql = sql.to_string();
+        self.runner.run(move |s| s.execute(&sql))
+    }
+
+    /// The first `max_rows` rows of `sql`, under the same guards and time limit, and whether it
+    /// returned more. For showing an answer to people; the query is not run to its end.
+    pub fn first_rows(&mut self, sql: &str, max_rows: usize) -> Result<(Rows, bool), ToolError> {
+        let sql = sql.to_string();
+        self.runner.run(move |s| s.first_rows(&sql, max_rows))
+    }
+
+    /// Whether `sql` runs to completion under the guards and time limit; returns its row count.
+    pub fn check(&mut self, sql: &str) -> Result<usize, ToolError> {
+        let sql = sql.to_string();
+        self.runner.run(move |s| s.check(&sql))
+    }
+}
+
+/// What `describe_table` says when a table's rows could not be counted in time.
+const ROW_COUNT_UNAVAILABLE: &str = "row count unavailable";
+
+/// What a tool call's job came back with.
+enum Outcome {
+    /// The result, and the tables the call opened.
+    Done(ToolResult, Vec<String>),
+    /// `describe_table` of a view: count its rows first (in a job of its own), then call again
+    /// with the count.
+    CountView(String),
+}
+
+impl Session {
+    /// Runs one tool call. `count` is a view's row count for `describe_table`, counted by an
+    /// earlier job after [`Outcome::CountView`].
+    ///
+    /// Errs only with [`ToolError::NeedsWorker`]; every other error is the call's result.
+    fn call(&mut self, tool: &str, args: &Value, count: Option<String>) -> Result<Outcome, ToolError> {
+        let args = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Ok(Outcome::Done(ToolResult::err(&ToolError::ArgsNotAnObject(json_kind(other))), Vec::new()))
+            }
+        };
+        let Some(tool) = Tool::from_name(tool) else {
+            let e = ToolError::UnknownTool { name: tool.to_string(), available: tools::names() };
+            return Ok(Outcome::Done(ToolResult::err(&e), Vec::new()));
+        };
+        if tool == Tool::DescribeTable && count.is_none() {
+            let name = args.and_then(|m| m.get("table_name")).and_then(Value::as_str);
+            if let (Some(name), Ok(rels)) = (name, self.relations()) {
+                if let Some(view) = schema::resolve(&rels, name).filter(|r| r.is_view) {
+                    return Ok(Outcome::CountView(view.name.clone()));
+                }
+            }
+        }
+        let _ = self.db.take_reads();
+        let result = self.run_tool(tool, &Args { tool, map: args }, count);
+        let reads = self.db.take_reads();
+        let mut opened = Vec::new();
+        match result {
+            Ok(text) => {
+                // A successful call opened what it read: the tables a tool named (tools read
+                // them with their own queries) or the tables a query touched.
+                if tool != Tool::ListTables {
+                    opened.extend(reads);
+                    let named: Vec<&str> = tool
+                        .spec()
+                        .args
+                        .iter()
+                        .filter(|a| a.kind == ArgKind::Table)
+                        .filter_map(|a| args.and_then(|m| m.get(a.name)).and_then(Value::as_str))
+                        .collect();
+                    if !named.is_empty() {
+                        if let Ok(rels) = self.relations() {
+                            opened
+                                .extend(named.iter().filter_map(|n| schema::resolve(&rels, n)).map(|r| r.name.clone()));
+                        }
+                        let _ = self.db.take_reads();
+                    }
+                }
+                Ok(Outcome::Done(ToolResult::ok(text), opened))
+            }
+            Err(ToolError::NeedsWorker) => Err(ToolError::NeedsWorker),
+            Err(e) => Ok(Outcome::Done(ToolResult::err(&e), opened)),
+        }
+    }
+
+    /// Reads a call's arguments as its catalogue entry says and runs it.
+    fn run_tool(&mut self, tool: Tool, a: &Args<'_>, count: Option<String>) -> Result<String, ToolError> {
+        match tool {
+            Tool::ListTables => self.list_tables(),
+            Tool::DescribeTable => self.describe_table(a.text("table_name")?, count),
+            Tool::ForeignKeys => self.foreign_keys(a.text("table_name")?),
+            Tool::JoinPath => self.join_path(a.text("table_a")?, a.text("table_b")?),
+            Tool::SampleRows => self.sample_rows(a.text("table_name")?, a.limit(self.limits.max_sample_rows)?),
+            Tool::DistinctValues => self.distinct_values(
+                a.text("table_name")?,
+                a.text("column_name")?,
+                a.limit(self.limits.max_distinct_values)?,
+            ),
+            Tool::RunQuery | Tool::SubmitSql => self.run_query(a.text("sql")?),
+        }
+    }
+
+    /// See [`Environment::tables_read`].
+    fn tables_read(&mut self, sql: &str) -> Result<Vec<String>, ToolError> {
+        let _ = self.db.take_reads();
+        let _deadline = self.db.arm(self.limits.timeout);
+        drop(self.prepare(sql)?);
+        Ok(self.db.take_reads().into_iter().collect())
+    }
+
+    /// See [`Environment::table_graph`].
+    fn table_graph(&self) -> Result<TableGraph, ToolError> {
+        let rels = self.relations()?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let keys = schema::all_keys(&self.db.conn, &rels).map_err(|e| self.sql_error(e))?;
+        let tables = rels.iter().filter(|r| !r.is_view).map(|r| r.name.clone()).collect();
+        Ok((tables, keys.into_iter().map(|k| (k.from_table, k.to_table)).collect()))
+    }
+
+    /// See [`Environment::execute`].
+    fn execute(&mut self, sql: &str) -> Result<Rows, ToolError> {
         let mut rows = Vec::new();
         let columns = self.for_each_row(sql, |row, n| {
             if rows.len() >= MAX_EXECUTE_ROWS {
@@ -200,9 +286,8 @@ impl Environment {
         Ok(Rows { columns, rows })
     }
 
-    /// The first `max_rows` rows of `sql`, under the same guards and time limit, and whether it
-    /// returned more. For showing an answer to people; the query is not run to its end.
-    pub fn first_rows(&mut self, sql: &str, max_rows: usize) -> Result<(Rows, bool), ToolError> {
+    /// See [`Environment::first_rows`].
+    fn first_rows(&mut self, sql: &str, max_rows: usize) -> Result<(Rows, bool), ToolError> {
         let mut rows = Vec::new();
         let mut more = false;
         let columns = self.for_each_row(sql, |row, n| {
@@ -216,8 +301,8 @@ impl Environment {
         Ok((Rows { columns, rows }, more))
     }
 
-    /// Whether `sql` runs to completion under the guards and time limit; returns its row count.
-    pub fn check(&mut self, sql: &str) -> Result<usize, ToolError> {
+    /// See [`Environment::check`].
+    fn check(&mut self, sql: &str) -> Result<usize, ToolError> {
         let mut count = 0;
         self.for_each_row(sql, |_, _| {
             count += 1;
@@ -234,7 +319,7 @@ impl Environment {
         mut f: impl FnMut(&rusqlite::Row<'_>, usize) -> Result<bool, ToolError>,
     ) -> Result<Vec<String>, ToolError> {
         let _deadline = self.db.arm(self.limits.timeout);
-        let mut stmt = self.prepare(sql)?;
+        let mut stmt = self.prepare_to_run(sql)?;
         let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let n = columns.len();
         let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
@@ -273,6 +358,17 @@ impl Environment {
         })?;
         if !stmt.readonly() {
             return Err(ToolError::Writes);
+        }
+        Ok(stmt)
+    }
+
+    /// [`Session::prepare`] for a statement about to run: on the caller's thread, refuses with
+    /// [`ToolError::NeedsWorker`] one that may run a long step.
+    fn prepare_to_run(&self, sql: &str) -> Result<rusqlite::Statement<'_>, ToolError> {
+        self.db.long_steps();
+        let stmt = self.prepare(sql)?;
+        if self.inline && self.db.long_steps() {
+            return Err(ToolError::NeedsWorker);
         }
         Ok(stmt)
     }
@@ -323,8 +419,27 @@ impl Environment {
         Ok(out)
     }
 
-    fn describe_table(&self, name: &str) -> Result<String, ToolError> {
+    /// `N rows` for the table or view `name`, for `describe_table`.
+    fn row_count(&self, name: &str) -> Result<String, ToolError> {
+        let (_, rel) = self.find(name)?;
+        let _deadline = self.db.arm(self.limits.timeout);
+        let n = self
+            .prepare_to_run(&format!("SELECT count(*) FROM {}", quote_ident(&rel.name)))?
+            .query_row([], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.sql_error(e))?;
+        let _ = self.db.take_reads();
+        Ok(format!("{n} rows"))
+    }
+
+    fn describe_table(&self, name: &str, count: Option<String>) -> Result<String, ToolError> {
         let (rels, rel) = self.find(name)?;
+        let count = match count {
+            Some(c) => c,
+            None => match self.row_count(&rel.name) {
+                Err(ToolError::NeedsWorker) => return Err(ToolError::NeedsWorker),
+                counted => counted.unwrap_or_else(|_| ROW_COUNT_UNAVAILABLE.to_string()),
+            },
+        };
         let _deadline = self.db.arm(self.limits.timeout);
         let conn = &self.db.conn;
         let cols = schema::columns(conn, &rel.name).map_err(|e| self.sql_error(e))?;
@@ -333,10 +448,6 @@ impl Environment {
         } else {
             schema::outgoing_keys(conn, &rels, &rel.name).map_err(|e| self.sql_error(e))?
         };
-        let count = conn
-            .query_row(&format!("SELECT count(*) FROM {}", quote_ident(&rel.name)), [], |r| r.get::<_, i64>(0))
-            .map(|n| format!("{n} rows"))
-            .unwrap_or_else(|_| "row count unavailable".to_string());
         let kind = if rel.is_view { "view" } else { "table" };
         let mut out = format!("{kind} {} ({count})\ncolumns:\n", rel.name);
         let pk_cols = cols.iter().filter(|c| c.pk > 0).count();
@@ -354,6 +465,9 @@ impl Environment {
             }
             if let Some(d) = &c.default {
                 line.push_str(&format!(" DEFAULT {d}"));
+            }
+            if let Some(kind) = c.generated {
+                line.push_str(&format!(" GENERATED {kind}"));
             }
             for fk in keys.iter().filter(|k| k.from_columns.len() == 1 && k.from_columns[0] == c.name) {
                 line.push_str(&format!(" → {}.{}", fk.to_table, fk.to_columns[0]));
@@ -442,13 +556,10 @@ impl Environment {
         let _deadline = self.db.arm(self.limits.timeout);
         let (t, c) = (quote_ident(&rel.name), quote_ident(&col.name));
         let total: i64 = self
-            .db
-            .conn
-            .query_row(&format!("SELECT count(DISTINCT {c}) + (count(*) > count({c})) FROM {t}"), [], |r| {
-                r.get::<_, Option<i64>>(0).map(|n| n.unwrap_or(0))
-            })
+            .prepare_to_run(&format!("SELECT count(DISTINCT {c}) + (count(*) > count({c})) FROM {t}"))?
+            .query_row([], |r| r.get::<_, Option<i64>>(0).map(|n| n.unwrap_or(0)))
             .map_err(|e| self.sql_error(e))?;
-        let mut stmt = self.prepare(&format!("SELECT DISTINCT {c} FROM {t} LIMIT {limit}"))?;
+        let mut stmt = self.prepare_to_run(&format!("SELECT DISTINCT {c} FROM {t} LIMIT {limit}"))?;
         let mut rows = stmt.query([]).map_err(|e| self.sql_error(e))?;
         let mut values = Vec::new();
         let mut size = 0;

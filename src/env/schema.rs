@@ -11,7 +11,7 @@ pub(crate) struct Relation {
     pub is_view: bool,
 }
 
-/// One column as `PRAGMA table_info` reports it.
+/// One column as `PRAGMA table_xinfo` reports it.
 #[derive(Debug, Clone)]
 pub(crate) struct Column {
     pub name: String,
@@ -20,6 +20,8 @@ pub(crate) struct Column {
     pub default: Option<String>,
     /// 1-based position in the primary key, 0 when not part of it.
     pub pk: i64,
+    /// `Some("VIRTUAL")` or `Some("STORED")` for a generated column.
+    pub generated: Option<&'static str>,
 }
 
 /// One foreign key, possibly over several columns, from `from_table` to `to_table`.
@@ -83,19 +85,30 @@ pub(crate) fn resolve<'r>(rels: &'r [Relation], name: &str) -> Option<&'r Relati
     rels.iter().find(|r| r.name == name).or_else(|| rels.iter().find(|r| r.name.eq_ignore_ascii_case(name)))
 }
 
-/// Columns of a table or view.
+/// Columns of a table or view, generated columns included, in declaration order: the columns
+/// `SELECT *` returns. (`PRAGMA table_info` leaves generated columns out; the hidden columns of a
+/// virtual table, which `SELECT *` leaves out too, are left out.)
 pub(crate) fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Column>> {
-    let mut stmt = conn.prepare(&format!("PRAGMA table_info({})", quote_ident(table)))?;
+    let mut stmt = conn.prepare(&format!("PRAGMA table_xinfo({})", quote_ident(table)))?;
     let rows = stmt.query_map([], |r| {
-        Ok(Column {
+        // 0: ordinary, 1: hidden column of a virtual table, 2: generated VIRTUAL, 3: STORED.
+        let hidden: i64 = r.get(6)?;
+        let generated = match hidden {
+            2 => Some("VIRTUAL"),
+            3 => Some("STORED"),
+            _ => None,
+        };
+        let column = Column {
             name: r.get(1)?,
             decl_type: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
             not_null: r.get::<_, i64>(3)? != 0,
             default: r.get(4)?,
             pk: r.get(5)?,
-        })
+            generated,
+        };
+        Ok(if hidden == 1 { None } else { Some(column) })
     })?;
-    rows.collect()
+    rows.filter_map(Result::transpose).collect()
 }
 
 /// Foreign keys declared on `table`, with implicit targets (`REFERENCES parent`) resolved to the

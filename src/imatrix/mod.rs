@@ -239,10 +239,10 @@ fn play(
 /// Teacher-forcing sequences of `episodes`, each counted from where its prefix stops repeating
 /// the one before.
 fn episode_tokens(model: &Model, episodes: &[Transcript], out: &mut Vec<Tokens>) -> Result<(), ImatrixError> {
-    let mut last_prefix: Option<String> = None;
+    let mut last_prefix: Option<crate::generate::Markup> = None;
     for t in episodes {
         let seq = Sequence::of(model, t)?;
-        let repeated = last_prefix.as_deref() == Some(seq.prefix.as_str());
+        let repeated = last_prefix.as_ref() == Some(&seq.prefix);
         let count_from = if repeated { seq.prefix_tokens } else { 0 };
         last_prefix = Some(seq.prefix.clone());
         out.push(Tokens { ids: seq.tokens.iter().map(|t| t.0).collect(), count_from });
@@ -255,7 +255,10 @@ fn text_tokens(model: &Model, path: &Path, setup: &ImatrixSetup, out: &mut Vec<T
     let chunk = setup.chunk.max(2);
     let text = std::fs::read_to_string(path)
         .map_err(|e| ImatrixError::Source { path: path.to_path_buf(), why: e.to_string() })?;
-    let ids: Vec<i32> = model.tokenize(&text, true).iter().map(|t| t.0).collect();
+    // Data, not markup: a special-token string in the text is plain characters (as
+    // llama-imatrix reads its text).
+    let plain = crate::generate::Markup::new().plain(&text);
+    let ids: Vec<i32> = model.tokenize_markup(&plain, true).iter().map(|t| t.0).collect();
     // The beginning-of-sequence token, where the model wants one.
     let bos = model.tokenize("", true).first().map(|t| t.0);
     if ids.len() < chunk {

@@ -198,6 +198,46 @@ pub enum PackError {
         /// Its folder.
         folder: PathBuf,
     },
+    /// The output path cannot be written: a folder, or one of the files being packed.
+    #[error(transparent)]
+    Output(#[from] sqale_convert::atomic::OutputError),
+    /// The archive's `.sha256` could not be written; the archive was removed again.
+    #[error("cannot write the archive's SHA-256 to {path}: {source}; {archive} was not written either. Move what is in the way, or write the archive elsewhere")]
+    Sidecar {
+        /// The `.sha256` file.
+        path: PathBuf,
+        /// The archive.
+        archive: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The type asked for is not the one the GGUF declares.
+    #[error("{path} is a {declared} file (its general.file_type), not {asked}: pack it as {declared}, or quantise it to {asked} first")]
+    TypeMismatch {
+        /// The GGUF.
+        path: PathBuf,
+        /// The type it declares.
+        declared: String,
+        /// The type asked for.
+        asked: String,
+    },
+    /// The GGUF declares no type, and its tensors' main type names none.
+    #[error("{path} declares no file type (no general.file_type), and its tensors' main type {main} names none: say which type it is")]
+    UnknownType {
+        /// The GGUF.
+        path: PathBuf,
+        /// Its tensors' main type.
+        main: String,
+    },
+    /// What was given as the archive is not a regular file.
+    #[error("{path} is {kind}, not an archive: give the .tar file `sqale pack` wrote")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a directory", "a device", ...).
+        kind: String,
+    },
     /// A binary was asked for, but the archive has none.
     #[error("{archive} holds no sqale binary; nothing was installed")]
     NoBinary {

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use sqale_convert::atomic::{check_output, Input};
+
 use super::error::io;
 use super::read::{verify, Verified};
 use super::{install_paths, FileSum, PackError, PackManifest, Progress, BINARY};
@@ -58,6 +60,11 @@ pub fn unpack(
 ) -> Result<UnpackReport, PackError> {
     let expected = expected_sha256(archive, options.sha256.as_deref())?;
     let binary_to = options.binary_to.as_deref().map(binary_dest).transpose()?;
+    let side = sidecar(archive);
+    let inputs = [Input::file("the archive", archive), Input::file("the archive's SHA-256 file", &side)];
+    if let Some(dest) = &binary_to {
+        check_output(dest, "sqale", &inputs)?;
+    }
     let staging_in = if options.check_only { std::env::temp_dir() } else { crate::cache::root().join("models") };
     let verified = verify(archive, &staging_in, on_progress)?;
     if let Some((want, from)) = &expected {
@@ -86,6 +93,10 @@ pub fn unpack(
         binary: None,
     };
     if !options.check_only {
+        let (_, paths) = install_paths(&verified.manifest.model)?;
+        for (_, dest) in paths.iter().filter(|(_, dest)| dest.exists()) {
+            check_output(dest, "model.gguf", &inputs)?;
+        }
         install(&verified, options.force, &mut report)?;
         if let Some(dest) = &binary_to {
             report.binary = Some(install_binary(&verified.staging.path().join(BINARY), dest)?);
@@ -94,18 +105,25 @@ pub fn unpack(
     Ok(report)
 }
 
+/// `ARCHIVE.sha256`, where `sqale pack` writes the archive's SHA-256.
+fn sidecar(archive: &Path) -> PathBuf {
+    let mut name = archive.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
 /// The SHA-256 to compare the archive with, and where it came from.
 fn expected_sha256(archive: &Path, given: Option<&str>) -> Result<Option<(String, String)>, PackError> {
     let (value, from) = match given {
         Some(v) => (v.to_string(), "the digest given".to_string()),
         None => {
-            let mut name = archive.as_os_str().to_owned();
-            name.push(".sha256");
-            let side = PathBuf::from(name);
+            let side = sidecar(archive);
             if !side.is_file() {
                 return Ok(None);
             }
-            let text = std::fs::read_to_string(&side).map_err(io(&side))?;
+            // A SHA-256 line is under 4 KiB; a link to a device or a huge file is refused.
+            let bytes = crate::regular_file::read_at_most(&side, 4096).map_err(io(&side))?;
+            let text = String::from_utf8_lossy(&bytes);
             (text.split_whitespace().next().unwrap_or_default().to_string(), side.display().to_string())
         }
     };

@@ -13,6 +13,7 @@ mod error;
 mod hashio;
 mod install;
 mod read;
+mod staging;
 mod write;
 
 use std::collections::BTreeMap;
@@ -60,7 +61,7 @@ pub struct PackedModel {
     pub repo: String,
     /// The revision.
     pub revision: String,
-    /// The type (`q4_k_m`), the GGUF's name in the cache.
+    /// The type (`q4_k_m`; one of llama.cpp's file types), the GGUF's name in the cache.
     pub out_type: String,
 }
 
@@ -109,9 +110,10 @@ impl PackedModel {
     /// them, so that no folder made from them leaves the cache.
     pub fn entry(&self) -> Result<Entry, PackError> {
         let entry = crate::pull::resolve(&format!("{}@{}", self.repo, self.revision))?;
-        self.out_type
-            .parse::<sqale_convert::OutType>()
-            .map_err(|why| PackError::BadType { out_type: self.out_type.clone(), why })?;
+        if !sqale_convert::quantize::FILE_TYPES.iter().any(|(_, name)| *name == self.out_type) {
+            let why = "it is none of llama.cpp's file types (q4_k_m, q8_0, f16, ...)".to_string();
+            return Err(PackError::BadType { out_type: self.out_type.clone(), why });
+        }
         Ok(entry)
     }
 

@@ -14,8 +14,9 @@ const MANIFEST_LIMIT: u64 = 1 << 20;
 
 /// An archive whose files all match its manifest, staged in a temporary folder.
 pub(super) struct Verified {
-    /// The staging folder (removed when dropped); a file's path is its name in the archive.
-    pub staging: tempfile::TempDir,
+    /// The staging folder (removed when dropped, or on a signal); a file's path is its name in
+    /// the archive.
+    pub staging: super::staging::Staging,
     /// The manifest.
     pub manifest: PackManifest,
     /// The archive's own size and SHA-256.
@@ -23,17 +24,19 @@ pub(super) struct Verified {
 }
 
 /// Reads `archive` into a staging folder made in `staging_in` and checks every file against the
-/// manifest: sizes, SHA-256, none missing, none extra, nothing after the end.
+/// manifest: sizes, SHA-256, none missing, none extra, nothing after the end. The archive must be
+/// a regular file (not a folder, device or FIFO), and no more is read than its size.
 pub(super) fn verify(
     archive: &Path,
     staging_in: &Path,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Verified, PackError> {
-    let file = std::fs::File::open(archive).map_err(io(archive))?;
+    let file = open_archive(archive)?;
     let total = file.metadata().map_err(io(archive))?.len();
     std::fs::create_dir_all(staging_in).map_err(io(staging_in))?;
-    let staging = tempfile::Builder::new().prefix(".sqale-unpack-").tempdir_in(staging_in).map_err(io(staging_in))?;
-    let mut tar = tar::Archive::new(Hashing::new(BufReader::with_capacity(1 << 20, file)));
+    let staging = super::staging::create(staging_in)?;
+    let reader = BufReader::with_capacity(1 << 20, file.take(total));
+    let mut tar = tar::Archive::new(Hashing::new(reader));
     let mut reading =
         Reading { archive, staging: staging.path(), staged: BTreeMap::new(), manifest: None, last: None, total };
     reading.entries(&mut tar, on_progress)?;
@@ -44,6 +47,20 @@ pub(super) fn verify(
     let manifest = manifest.ok_or_else(|| PackError::NoManifest { archive: archive.to_path_buf() })?;
     check(archive, &manifest, &staged, staging.path())?;
     Ok(Verified { staging, manifest, sum })
+}
+
+/// Opens the archive if it is a regular file: a folder, device, FIFO or socket is refused
+/// saying which, without blocking or reading it.
+fn open_archive(archive: &Path) -> Result<std::fs::File, PackError> {
+    crate::regular_file::open(archive).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => {
+            let kind = std::fs::metadata(archive)
+                .map(|m| crate::regular_file::kind_of(&m).to_string())
+                .unwrap_or_else(|_| "not a regular file".into());
+            PackError::NotAFile { path: archive.to_path_buf(), kind }
+        }
+        _ => PackError::Io { path: archive.to_path_buf(), source: e },
+    })
 }
 
 /// The archive as it is read.
@@ -127,8 +144,13 @@ impl Reading<'_> {
     ) -> Result<FileSum, PackError> {
         let (want, start) = (entry.size(), entry.raw_file_position());
         let dest = self.staging.join(name);
-        if let Some(dir) = dest.parent() {
-            std::fs::create_dir_all(dir).map_err(io(dir))?;
+        // One level (`model/`, `bin/`) and never the staging folder itself: one that a signal's
+        // handler removed is not made again.
+        if let Some(dir) = dest.parent().filter(|d| *d != self.staging) {
+            match std::fs::create_dir(dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(io(dir)(e)),
+                _ => {}
+            }
         }
         let file = std::fs::File::create(&dest).map_err(io(&dest))?;
         let mut out = Hashing::new(BufWriter::with_capacity(1 << 20, file));
@@ -164,23 +186,35 @@ fn safe_file_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
 }
 
-/// After the tar's end, only its zero padding may follow.
+/// The most that may follow the tar's end: its zero padding (GNU tar pads to a record of 10 KiB
+/// by default, 1 MiB at its largest blocking factor).
+const PADDING_LIMIT: u64 = 1 << 20;
+
+/// After the tar's end, only its zero padding may follow, and not much of it.
 fn check_end(archive: &Path, rest: &mut impl Read) -> Result<(), PackError> {
     let mut buf = vec![0u8; 64 << 10];
-    let mut junk = 0u64;
+    let (mut junk, mut read) = (0u64, 0u64);
+    let mut rest = rest.take(PADDING_LIMIT + 1);
     loop {
         let n = rest.read(&mut buf).map_err(io(archive))?;
         if n == 0 {
             break;
         }
+        read += n as u64;
         junk += buf[..n].iter().filter(|b| **b != 0).count() as u64;
     }
+    let unexpected = |why: String| PackError::Unexpected {
+        archive: archive.to_path_buf(),
+        file: "the end of the tar archive".into(),
+        why,
+    };
     if junk > 0 {
-        return Err(PackError::Unexpected {
-            archive: archive.to_path_buf(),
-            file: "the end of the tar archive".into(),
-            why: format!("is followed by data ({junk} bytes that are not zeros)"),
-        });
+        return Err(unexpected(format!("is followed by data ({junk} bytes that are not zeros)")));
+    }
+    if read > PADDING_LIMIT {
+        return Err(unexpected(format!(
+            "is followed by more than {PADDING_LIMIT} bytes, far more than a tar's padding"
+        )));
     }
     Ok(())
 }
@@ -200,6 +234,9 @@ fn check(
         )));
     }
     check_layout(manifest).map_err(bad)?;
+    if let Some(target) = &manifest.binary_target {
+        super::binary::check_target(target).map_err(|e| bad(format!("binary_target: {e}")))?;
+    }
     manifest.model.entry()?;
     for (name, want) in &manifest.files {
         let altered = |what: String| PackError::Altered { archive: archive.to_path_buf(), file: name.clone(), what };

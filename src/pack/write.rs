@@ -78,7 +78,7 @@ fn plan(entry: &Entry, out_type: &str, source: &PackSource) -> Result<Plan, Pack
         }
         PackSource::Files { gguf, prompt } => (gguf.clone(), prompt.clone()),
     };
-    sqale_convert::gguf::read_header(&gguf).map_err(|source| PackError::NotGguf { path: gguf.clone(), source })?;
+    read_gguf(&gguf)?;
     if let Some(p) = &prompt {
         crate::prompt::Prompt::from_python_file(p)?;
     }
@@ -87,6 +87,39 @@ fn plan(entry: &Entry, out_type: &str, source: &PackSource) -> Result<Plan, Pack
         PackSource::Files { .. } => None,
     };
     Ok(Plan { gguf, manifest, prompt })
+}
+
+fn read_gguf(gguf: &Path) -> Result<sqale_convert::gguf::GgufHeader, PackError> {
+    sqale_convert::gguf::read_header(gguf).map_err(|source| PackError::NotGguf { path: gguf.to_path_buf(), source })
+}
+
+/// The type a model is packed as: for the cache, the one asked for (default: the entry's); for a
+/// GGUF file, the one it declares (`general.file_type`), which a type asked for must match.
+fn packed_type(entry: &Entry, asked: Option<&str>, source: &PackSource) -> Result<String, PackError> {
+    let gguf = match source {
+        PackSource::Cache => return Ok(asked.unwrap_or(&entry.default_type).to_string()),
+        PackSource::Files { gguf, .. } => gguf,
+    };
+    let header = read_gguf(gguf)?;
+    let declared = sqale_convert::quantize::file_type(&header);
+    match (declared, asked) {
+        (Some(d), Some(a)) if d != a => {
+            Err(PackError::TypeMismatch { path: gguf.clone(), declared: d.to_string(), asked: a.to_string() })
+        }
+        (Some(d), _) => Ok(d.to_string()),
+        (None, Some(a)) => Ok(a.to_string()),
+        (None, None) => {
+            // No general.file_type: the tensors' main type, where it names one file type.
+            let main = sqale_convert::quantize::main_type(&header).map(str::to_ascii_lowercase);
+            match main.filter(|m| sqale_convert::quantize::FILE_TYPES.iter().any(|(_, n)| n == m)) {
+                Some(m) => Ok(m),
+                None => Err(PackError::UnknownType {
+                    path: gguf.clone(),
+                    main: sqale_convert::quantize::main_type(&header).unwrap_or("none").to_string(),
+                }),
+            }
+        }
+    }
 }
 
 fn cached_manifest(gguf: &Path) -> Result<Option<(PathBuf, Manifest)>, PackError> {
@@ -104,7 +137,8 @@ fn file_manifest(model: &PackedModel, gguf: &Path, sum: &FileSum) -> Manifest {
     Manifest {
         repo: model.repo.clone(),
         revision: model.revision.clone(),
-        snapshot: format!("packed from {}", gguf.display()),
+        // The file's name only: the packing machine's folders are none of the site's business.
+        snapshot: format!("packed from {}", gguf.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()),
         out_type: model.out_type.clone(),
         files: BTreeMap::new(),
         gguf_sha256: sum.sha256.clone(),
@@ -115,27 +149,34 @@ fn file_manifest(model: &PackedModel, gguf: &Path, sum: &FileSum) -> Manifest {
     }
 }
 
-/// Packs `entry` in type `out_type` from `source`, and `binary` if given, into `out` (written
-/// whole or not at all), with its SHA-256 beside it as `out.sha256`. Every file is streamed and
-/// hashed once.
+/// Packs `entry` from `source`, and `binary` if given, into `out`, with its SHA-256 beside it as
+/// `out.sha256`: both are written under temporary names and renamed into place only when both
+/// are complete (neither is left on failure). Every file is streamed and hashed once.
+///
+/// The type (`out_type`) is, for the cache, the one asked for (default: the entry's default
+/// type); for a GGUF file, the one its `general.file_type` declares, which a type asked for must
+/// match. An output that is a folder, or is (or whose `.sha256` is) one of the files packed, is
+/// refused before anything is written.
 pub fn pack(
     entry: &Entry,
-    out_type: &str,
+    out_type: Option<&str>,
     source: &PackSource,
     binary: Option<&BinarySource>,
     out: &Path,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<PackReport, PackError> {
-    let model = PackedModel::new(entry, out_type);
+    let out_type = packed_type(entry, out_type, source)?;
+    let model = PackedModel::new(entry, &out_type);
     model.entry()?;
     if let Some(b) = binary {
         check_target(&b.target)?;
         check_binary(&b.path, &b.target)?;
     }
-    let plan = plan(entry, out_type, source)?;
+    let plan = plan(entry, &out_type, source)?;
     let mut items = vec![Item { name: model.gguf_name(), path: plan.gguf.clone(), mode: 0o644 }];
     items.extend(plan.prompt.iter().map(|p| Item { name: PROMPT.into(), path: p.clone(), mode: 0o644 }));
     items.extend(binary.map(|b| Item { name: BINARY.into(), path: b.path.clone(), mode: 0o755 }));
+    check_outputs(out, &items, &plan)?;
 
     let mut writer = Writer::create(out)?;
     writer.total = items.iter().map(|i| std::fs::metadata(&i.path).map(|m| m.len()).unwrap_or(0)).sum();
@@ -168,16 +209,42 @@ pub fn pack(
     writer.commit(manifest)
 }
 
+/// The archive's name with `.sha256` added: where its SHA-256 goes.
+fn sidecar(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// Neither the archive nor its `.sha256` may be a folder or replace a file being packed.
+fn check_outputs(out: &Path, items: &[Item], plan: &Plan) -> Result<(), PackError> {
+    use sqale_convert::atomic::{check_output, Input};
+    let mut inputs: Vec<Input<'_>> = items.iter().map(|i| Input::file("a file being packed", &i.path)).collect();
+    if let Some((path, _)) = &plan.manifest {
+        inputs.push(Input::file("a file being packed", path));
+    }
+    check_output(out, "site.tar", &inputs)?;
+    let side = sidecar(out);
+    if side.is_dir() {
+        let source = std::io::Error::new(std::io::ErrorKind::IsADirectory, "a folder is in the way");
+        return Err(PackError::Sidecar { path: side, archive: out.to_path_buf(), source });
+    }
+    check_output(&side, "site.tar.sha256", &inputs)?;
+    Ok(())
+}
+
 fn json(value: &impl Serialize) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(value).unwrap_or_default();
     v.push(b'\n');
     v
 }
 
-/// The archive being written: a tar stream hashed on its way into a whole-or-nothing file.
+/// The archive being written: a tar stream hashed on its way into a whole-or-nothing file, and
+/// the file its SHA-256 goes to, made at the start under a temporary name too.
 struct Writer {
     out: PathBuf,
     tar: tar::Builder<Hashing<BufWriter<crate::atomic::AtomicFile>>>,
+    sidecar: crate::atomic::AtomicFile,
     done: u64,
     total: u64,
 }
@@ -195,8 +262,10 @@ fn header(size: u64, mode: u32) -> tar::Header {
 impl Writer {
     fn create(out: &Path) -> Result<Self, PackError> {
         let file = crate::atomic::AtomicFile::create(out).map_err(io(out))?;
+        let side = sidecar(out);
+        let sidecar = crate::atomic::AtomicFile::create(&side).map_err(io(&side))?;
         let tar = tar::Builder::new(Hashing::new(BufWriter::with_capacity(1 << 20, file)));
-        Ok(Writer { out: out.to_path_buf(), tar, done: 0, total: 0 })
+        Ok(Writer { out: out.to_path_buf(), tar, sidecar, done: 0, total: 0 })
     }
 
     /// Appends the file `item` (streamed); returns its sum.
@@ -222,17 +291,54 @@ impl Writer {
         Ok(reader.finish().1)
     }
 
-    /// Ends the archive, renames it into place and writes its SHA-256 beside it.
+    /// Ends the archive, writes its SHA-256, and renames both into place: the archive, then its
+    /// `.sha256`; if that fails, the archive is removed again.
     fn commit(self, manifest: PackManifest) -> Result<PackReport, PackError> {
-        let out = self.out;
-        let mut hashing = self.tar.into_inner().map_err(io(&out))?;
+        let Writer { out, tar, mut sidecar, .. } = self;
+        let mut hashing = tar.into_inner().map_err(io(&out))?;
         hashing.get_mut().flush().map_err(io(&out))?;
         let (buffered, sum) = hashing.finish();
         let file = buffered.into_inner().map_err(|e| PackError::Io { path: out.clone(), source: e.into_error() })?;
-        file.commit().map_err(io(&out))?;
         let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let sha256_file = out.with_file_name(format!("{name}.sha256"));
-        crate::atomic::write(&sha256_file, format!("{}  {name}\n", sum.sha256)).map_err(io(&sha256_file))?;
+        let sha256_file = sidecar.dest().to_path_buf();
+        sidecar.write_all(format!("{}  {name}\n", sum.sha256).as_bytes()).map_err(io(&sha256_file))?;
+        file.commit().map_err(io(&out))?;
+        if let Err(source) = sidecar.commit() {
+            let _ = std::fs::remove_file(&out);
+            return Err(PackError::Sidecar { path: sha256_file, archive: out, source });
+        }
         Ok(PackReport { archive: out, bytes: sum.bytes, sha256: sum.sha256, sha256_file, manifest })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_archive_whose_sha256_cannot_be_renamed_into_place_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site.tar");
+        let mut writer = Writer::create(&out).unwrap();
+        writer.bytes(MANIFEST, b"{}\n").unwrap();
+        // Something in the way of the .sha256 after packing began.
+        std::fs::create_dir(dir.path().join("site.tar.sha256")).unwrap();
+        let manifest = PackManifest {
+            format: FORMAT,
+            sqale_version: String::new(),
+            model: PackedModel {
+                alias: "a".into(),
+                repo: "org/a".into(),
+                revision: "main".into(),
+                out_type: "q4_1".into(),
+            },
+            binary_target: None,
+            files: BTreeMap::new(),
+        };
+        let err = writer.commit(manifest).unwrap_err();
+        assert!(matches!(err, PackError::Sidecar { .. }), "{err}");
+        assert!(err.to_string().contains("site.tar was not written either"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["site.tar.sha256"], "neither the archive nor a temporary file is left");
     }
 }

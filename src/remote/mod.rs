@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, TurnCache};
+use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, Markup, TurnCache};
 pub use pool::{Pool, PoolError, PoolEvent, PoolListener, PoolOptions, ServerStatus};
 pub use server::{RemoteError, Sampling, ServerInfo, ServerKind};
 
@@ -74,8 +74,8 @@ impl<'p> RemoteGenerator<'p> {
         self.server.and_then(|i| self.pool.servers().get(i).map(|s| s.url.as_str()))
     }
 
-    fn tokenize(&self, text: &str, first: bool) -> Result<Vec<u32>, GenerateError> {
-        self.pool.tokenize(text, first).map_err(remote_failed)
+    fn tokenize(&self, text: &Markup, first: bool) -> Result<Vec<u32>, GenerateError> {
+        self.pool.tokenize_markup(text, first).map_err(remote_failed)
     }
 }
 
@@ -109,7 +109,7 @@ fn request_seed(seed: u32, n: u32) -> u32 {
 }
 
 impl Generator for RemoteGenerator<'_> {
-    fn begin(&mut self, prefix: &str, seed: u32) -> Result<(), GenerateError> {
+    fn begin_markup(&mut self, prefix: &Markup, seed: u32) -> Result<(), GenerateError> {
         self.cancelled()?;
         self.ids = self.tokenize(prefix, true)?;
         self.seed = seed;
@@ -123,7 +123,7 @@ impl Generator for RemoteGenerator<'_> {
         Ok(())
     }
 
-    fn append(&mut self, text: &str, max_tokens: usize) -> Result<(), GenerateError> {
+    fn append_markup(&mut self, text: &Markup, max_tokens: usize) -> Result<(), GenerateError> {
         self.cancelled()?;
         let more = self.tokenize(text, self.ids.is_empty())?;
         let needed = self.ids.len() + more.len();

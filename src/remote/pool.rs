@@ -199,6 +199,8 @@ pub struct Pool {
     stop_ids: Vec<u32>,
     tokenizer: Tokenizer,
     options: PoolOptions,
+    /// Whether a `<|…|>` string is one special token on the servers, as asked of them.
+    specials: std::sync::Mutex<std::collections::HashMap<String, bool>>,
 }
 
 /// `url` without the `user:password@` of its authority, if any: a status is shown to callers.
@@ -209,6 +211,24 @@ fn without_credentials(url: &str) -> String {
         Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
         None => url.to_string(),
     }
+}
+
+/// The `<|…|>` strings in `text` (ChatML's and Qwen's special tokens have that shape): what a
+/// server is asked about to find the special tokens of parsed text.
+fn chatml_candidates(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("<|").map(|i| i + from) {
+        let inner = &text[i + 2..];
+        match inner.find("|>") {
+            Some(j) if j <= 64 && !inner[..j].contains(|c: char| c.is_whitespace() || c == '<') => {
+                out.push(&text[i..i + 2 + j + 2]);
+                from = i + 2 + j + 2;
+            }
+            _ => from = i + 2,
+        }
+    }
+    out
 }
 
 /// Context assumed when a server does not report its own.
@@ -244,7 +264,8 @@ impl Pool {
             None => Tokenizer::Server,
             Some(path) => Tokenizer::local(path).map_err(PoolError::Tokenizer)?,
         };
-        let mut pool = Pool { members, model, context, stop_ids: Vec::new(), tokenizer, options };
+        let mut pool =
+            Pool { members, model, context, stop_ids: Vec::new(), tokenizer, options, specials: Default::default() };
         if let Tokenizer::Local(_) = pool.tokenizer {
             pool.check_tokenizer()?;
         }
@@ -281,11 +302,63 @@ impl Pool {
 
     /// Tokenises `text` (special-token markup read as special tokens; BOS with `first`).
     pub fn tokenize(&self, text: &str, first: bool) -> Result<Vec<u32>, RemoteError> {
+        self.tokenize_span(text, first, true)
+    }
+
+    /// Tokenises `markup`: its markers read as special tokens, its plain text as plain text
+    /// (BOS with `first`).
+    pub fn tokenize_markup(&self, markup: &crate::generate::Markup, first: bool) -> Result<Vec<u32>, RemoteError> {
+        use crate::generate::{find_first_of, Fragment, Span};
+        let specials = match &self.tokenizer {
+            Tokenizer::Local(t) => t.specials().to_vec(),
+            Tokenizer::Server => {
+                let mut found = Vec::new();
+                for span in markup.spans() {
+                    if let Span::Parsed(text) = span {
+                        for candidate in chatml_candidates(text) {
+                            if self.is_special_on_server(candidate)? && !found.iter().any(|f| f == candidate) {
+                                found.push(candidate.to_string());
+                            }
+                        }
+                    }
+                }
+                found
+            }
+        };
+        let find = |t: &str| find_first_of(t, &specials);
+        let mut ids = Vec::new();
+        for (i, fragment) in markup.fragments(&find).iter().enumerate() {
+            let bos = first && i == 0;
+            match fragment {
+                Fragment::Text(t) => ids.extend(self.tokenize_span(t, bos, false)?),
+                Fragment::Special(t) => ids.extend(self.tokenize_span(t, bos, true)?),
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Whether the servers read `text` as one special token (asked once per text): one token
+    /// with special-token parsing on, more without (vLLM, which always parses: one token).
+    fn is_special_on_server(&self, text: &str) -> Result<bool, RemoteError> {
+        if let Some(&known) = self.specials.lock().ok().as_ref().and_then(|m| m.get(text)) {
+            return Ok(known);
+        }
+        let parsed = self.tokenize_span(text, false, true)?;
+        let special = parsed.len() == 1 && self.tokenize_span(text, false, false)?.len() > 1;
+        if let Ok(mut m) = self.specials.lock() {
+            m.insert(text.to_string(), special);
+        }
+        Ok(special)
+    }
+
+    fn tokenize_span(&self, text: &str, first: bool, parse_special: bool) -> Result<Vec<u32>, RemoteError> {
         match &self.tokenizer {
             Tokenizer::Local(t) => t
-                .encode(text, first)
+                .encode(text, first, parse_special)
                 .map_err(|message| RemoteError::BadResponse { url: "local tokenizer".into(), message }),
-            Tokenizer::Server => self.with_server(None, |s| s.tokenize(text, first, &self.model)).map(|(v, _)| v),
+            Tokenizer::Server => self
+                .with_server(None, |s| s.tokenize(text, first, parse_special, &self.model))
+                .map(|(v, _)| v),
         }
     }
 
@@ -502,11 +575,11 @@ impl Pool {
     fn check_tokenizer(&self) -> Result<(), PoolError> {
         let sample = "<|im_start|>user\nHow many orders shipped in 2024? Use `orders.shipped_at`.<|im_end|>\n<|im_start|>assistant\n<think>\n";
         let Tokenizer::Local(local) = &self.tokenizer else { return Ok(()) };
-        let mine = local.encode(sample, false).map_err(PoolError::Tokenizer)?;
+        let mine = local.encode(sample, false, true).map_err(PoolError::Tokenizer)?;
         let m = &self.members[0];
         let theirs = m
             .server
-            .tokenize(sample, false, &self.model)
+            .tokenize(sample, false, true, &self.model)
             .map_err(|source| PoolError::Probe { url: m.info.url.clone(), source })?;
         if mine != theirs {
             return Err(PoolError::Tokenizer(format!(
@@ -548,5 +621,12 @@ mod tests {
         assert_eq!(without_credentials("http://gpu1:8000"), "http://gpu1:8000");
         assert_eq!(without_credentials("http://gpu1:8000/a@b"), "http://gpu1:8000/a@b");
         assert_eq!(without_credentials("gpu1:8000"), "gpu1:8000");
+    }
+
+    #[test]
+    fn chatml_shaped_strings_are_the_candidates() {
+        let text = "<|im_start|>system\nA <| b |> and <|x<|endoftext|> <|im_end|>";
+        assert_eq!(chatml_candidates(text), ["<|im_start|>", "<|endoftext|>", "<|im_end|>"]);
+        assert!(chatml_candidates("no markers, a|>b <|").is_empty());
     }
 }

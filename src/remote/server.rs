@@ -316,15 +316,38 @@ impl Server {
         self.kind
     }
 
-    /// The server's own tokenisation of `text` (special-token markup such as `<|im_start|>`
-    /// read as the special tokens; a BOS only with `add_special`).
-    pub fn tokenize(&self, text: &str, add_special: bool, model: &str) -> Result<Vec<u32>, RemoteError> {
-        let body = match self.kind {
-            ServerKind::LlamaServer => json!({"content": text, "add_special": add_special, "parse_special": true}),
-            ServerKind::Vllm => json!({"model": model, "prompt": text, "add_special_tokens": add_special}),
+    /// The server's own tokenisation of `text`: with `parse_special`, special-token markup such
+    /// as `<|im_start|>` read as the special tokens, without it as plain text; a BOS only with
+    /// `add_special`.
+    ///
+    /// vLLM's `/tokenize` always reads special tokens, so without `parse_special` the text is
+    /// sent in pieces cut between each `<` and a `|` after it: no `<|…|>` token can form across
+    /// a cut (the tokens around a cut may differ from a whole tokenisation; a client-side
+    /// `tokenizer.json` is exact).
+    pub fn tokenize(
+        &self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+        model: &str,
+    ) -> Result<Vec<u32>, RemoteError> {
+        let pieces: Vec<&str> = match self.kind {
+            ServerKind::Vllm if !parse_special => cut_before_bars(text),
+            _ => vec![text],
         };
-        let v = self.post("/tokenize", &body)?;
-        ids(&v["tokens"]).ok_or_else(|| self.bad("/tokenize answered without a list of token ids"))
+        let mut out = Vec::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            let add = add_special && i == 0;
+            let body = match self.kind {
+                ServerKind::LlamaServer => {
+                    json!({"content": piece, "add_special": add, "parse_special": parse_special})
+                }
+                ServerKind::Vllm => json!({"model": model, "prompt": piece, "add_special_tokens": add}),
+            };
+            let v = self.post("/tokenize", &body)?;
+            out.extend(ids(&v["tokens"]).ok_or_else(|| self.bad("/tokenize answered without a list of token ids"))?);
+        }
+        Ok(out)
     }
 
     /// Whether `/health` says the server is ready.
@@ -564,8 +587,27 @@ fn is_overflow(message: &str) -> bool {
     m.contains("context size") || m.contains("context length") || m.contains("context_size") || m.contains("n_ctx")
 }
 
+/// `text` cut between every `<` and a `|` right after it (the whole text when there is none).
+fn cut_before_bars(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (i, _) in text.match_indices("<|") {
+        pieces.push(&text[start..=i]);
+        start = i + 1;
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_is_cut_before_every_bar_after_a_bracket() {
+        assert_eq!(super::cut_before_bars("plain"), ["plain"]);
+        assert_eq!(super::cut_before_bars("a<|im_end|>b<|x"), ["a<", "|im_end|>b<", "|x"]);
+        assert_eq!(super::cut_before_bars("<|").concat(), "<|");
+    }
+
     use super::*;
 
     #[test]

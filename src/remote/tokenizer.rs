@@ -30,7 +30,12 @@ impl Tokenizer {
         };
         let inner = tokenizers::Tokenizer::from_file(&path)
             .map_err(|e| format!("{}: not a tokenizer.json the tokenizers crate reads: {e}", path.display()))?;
-        Ok(Tokenizer::Local(Box::new(LocalTokenizer { path, inner })))
+        let mut plain = inner.clone();
+        plain.set_encode_special_tokens(true);
+        let mut specials: Vec<String> =
+            inner.get_added_tokens_decoder().into_values().filter(|t| t.special).map(|t| t.content).collect();
+        specials.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Ok(Tokenizer::Local(Box::new(LocalTokenizer { path, inner, plain, specials })))
     }
 }
 
@@ -38,6 +43,10 @@ impl Tokenizer {
 pub struct LocalTokenizer {
     path: PathBuf,
     inner: tokenizers::Tokenizer,
+    /// The same tokenizer with its special tokens read as plain text.
+    plain: tokenizers::Tokenizer,
+    /// The texts of its special tokens, longest first.
+    specials: Vec<String>,
 }
 
 impl std::fmt::Debug for LocalTokenizer {
@@ -52,11 +61,17 @@ impl LocalTokenizer {
         &self.path
     }
 
-    /// Token ids of `text`; added tokens (`<|im_start|>` …) in the text are matched as such,
-    /// and the post-processor's BOS/EOS are added only with `add_special`.
-    pub fn encode(&self, text: &str, add_special: bool) -> Result<Vec<u32>, String> {
-        self.inner
-            .encode(text, add_special)
+    /// The texts of its special tokens (added tokens marked special), longest first.
+    pub fn specials(&self) -> &[String] {
+        &self.specials
+    }
+
+    /// Token ids of `text`; with `parse_special`, special tokens (`<|im_start|>` …) in the text
+    /// are matched as such, without it they are plain text; the post-processor's BOS/EOS are
+    /// added only with `add_special`.
+    pub fn encode(&self, text: &str, add_special: bool, parse_special: bool) -> Result<Vec<u32>, String> {
+        let t = if parse_special { &self.inner } else { &self.plain };
+        t.encode(text, add_special)
             .map(|e| e.get_ids().to_vec())
             .map_err(|e| format!("tokenising with {}: {e}", self.path.display()))
     }

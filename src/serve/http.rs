@@ -2,13 +2,16 @@
 //! happens), `GET /v1/databases`, `GET /health`, `GET /metrics`, and the web page at `/`.
 //!
 //! Built on `axum` (over `tokio` and `hyper`): the Rust stack most used for this, with body
-//! limits, server-sent events and graceful shutdown built in. Every error is JSON
-//! (`{"error": message, "status": code}`), never a panic or a stack trace.
+//! limits, server-sent events and graceful shutdown built in; connections are served by
+//! [`super::conn`] (timeouts, a cap). Every error is JSON (`{"error": message, "status": code}`),
+//! never a panic or a stack trace, and nothing a client is sent names a file of the server's
+//! ([`Redactor`]). A request must call the server by a name it answers to ([`HostPolicy`]).
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Request as HttpRequest, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -21,9 +24,12 @@ use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::conn::{ConnectionLimits, ConnectionStats};
 use super::databases::{valid_name, Databases};
 use super::events::EpisodeEvent;
 use super::health::Health;
+use super::host::HostPolicy;
+use super::redact::Redactor;
 use super::service::{public_name, EpisodeError, Request, Service, SubmitError, Ticket, Update};
 
 /// The web page: one self-contained file (no CDN, no framework).
@@ -38,11 +44,18 @@ pub struct RequestLimits {
     pub max_question_chars: usize,
     /// Characters of the evidence.
     pub max_evidence_chars: usize,
+    /// Time the whole request body has to arrive in, once its head has.
+    pub body_timeout: Duration,
 }
 
 impl Default for RequestLimits {
     fn default() -> Self {
-        RequestLimits { max_body_bytes: 64 * 1024, max_question_chars: 4000, max_evidence_chars: 8000 }
+        RequestLimits {
+            max_body_bytes: 64 * 1024,
+            max_question_chars: 4000,
+            max_evidence_chars: 8000,
+            body_timeout: Duration::from_secs(10),
+        }
     }
 }
 
@@ -56,6 +69,29 @@ pub struct AppState {
     pub api_key: Option<String>,
     /// Request bounds.
     pub limits: RequestLimits,
+    /// The names requests may call the server by.
+    pub hosts: HostPolicy,
+    /// The server's file paths, replaced by their names in everything clients are sent.
+    pub redact: Redactor,
+    /// Connection counters (for `/metrics`), written by [`serve`].
+    pub connections: Arc<ConnectionStats>,
+}
+
+impl AppState {
+    /// The state of a server of `service` over `databases`: no key, the default limits, the
+    /// default host names, every database's path redacted.
+    pub fn new(service: Arc<Service>, databases: Databases) -> Self {
+        let redact = Redactor::for_databases(&databases);
+        AppState {
+            service,
+            databases,
+            api_key: None,
+            limits: RequestLimits::default(),
+            hosts: HostPolicy::default(),
+            redact,
+            connections: Arc::default(),
+        }
+    }
 }
 
 /// A JSON error response.
@@ -79,10 +115,12 @@ fn unavailable(message: String, retry_after: u64) -> Response {
     r
 }
 
-/// The routes, with their limits and the API key check.
+/// The routes, with their limits, the API key check and the Host check.
 pub fn router(state: Arc<AppState>) -> Router {
+    // The body is read whole, within its time limit, after the key is checked.
+    let ask_route = post(ask).layer(axum::middleware::from_fn_with_state(state.clone(), whole_body));
     let api = Router::new()
-        .route("/v1/ask", post(ask))
+        .route("/v1/ask", ask_route)
         .route("/v1/databases", get(databases))
         .route("/metrics", get(metrics))
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), authorize));
@@ -93,6 +131,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint: see docs/service.md, \"The HTTP API\"") })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here") })
         .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), check_host))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             error(StatusCode::INTERNAL_SERVER_ERROR, "internal error (the server keeps serving)")
         }))
@@ -104,11 +143,82 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
+/// The token of an `Authorization: Bearer TOKEN` value. The scheme's name is case-insensitive
+/// and may be followed by several spaces (RFC 9110, 11.1 and 11.4).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once([' ', '\t'])?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+/// Answers only requests that call the server by a name it answers to (the defence against
+/// DNS rebinding: a page on another name that resolves to this machine is refused).
+async fn check_host(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
+    if st.hosts == HostPolicy::Any {
+        return next.run(req).await;
+    }
+    let header = req.headers().get(header::HOST).map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    // An absolute request target (`GET http://name/ HTTP/1.1`) names the server too.
+    let target = req.uri().authority().map(|a| a.as_str());
+    if header.is_none() && target.is_none() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "the request has no Host header: send the name or address you reached the server by",
+        );
+    }
+    if let Some(bad) = [header, target].into_iter().flatten().find(|h| !st.hosts.allows(h)) {
+        let name = super::host::host_of(bad).unwrap_or(bad);
+        let shown: String = name.chars().take(100).collect();
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this server does not answer to the name {shown:?} (Host: {:?}); it answers to its IP addresses, localhost, and the names given with --allow-host. \
+                 If {shown:?} is this server's name, start it with --allow-host {shown} (a web page on a name that merely resolves to this machine is refused, against DNS rebinding)",
+                bad.chars().take(100).collect::<String>()
+            ),
+        );
+    }
+    next.run(req).await
+}
+
+/// Reads the whole request body within the body time limit and the size limit, so that a
+/// client that sends its head and then stalls holds its connection no longer.
+async fn whole_body(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let limits = &st.limits;
+    match tokio::time::timeout(limits.body_timeout, axum::body::to_bytes(body, limits.max_body_bytes)).await {
+        Err(_) => {
+            let mut r = error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s of its headers (the server's --body-timeout): send the whole body at once",
+                    limits.body_timeout.as_secs_f64()
+                ),
+            );
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            r
+        }
+        Ok(Err(e)) => {
+            let inner = e.into_inner();
+            if inner.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "the request body is over the limit of {} bytes (the server's --max-body-bytes)",
+                        limits.max_body_bytes
+                    ),
+                )
+            } else {
+                error(StatusCode::BAD_REQUEST, format!("the request body could not be read: {inner}"))
+            }
+        }
+        Ok(Ok(bytes)) => next.run(HttpRequest::from_parts(parts, Body::from(bytes))).await,
+    }
+}
+
 async fn authorize(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
     if let Some(key) = &st.api_key {
         let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        let ok =
-            given.and_then(|v| v.strip_prefix("Bearer ")).is_some_and(|g| same(g.trim().as_bytes(), key.as_bytes()));
+        let ok = given.and_then(bearer_token).is_some_and(|g| same(g.as_bytes(), key.as_bytes()));
         if !ok {
             let message = if given.is_none() {
                 "missing API key: send the header 'Authorization: Bearer <key>' (the key the server was started with)"
@@ -159,7 +269,8 @@ async fn health(State(st): State<Arc<AppState>>) -> Response {
 }
 
 async fn metrics(State(st): State<Arc<AppState>>) -> Response {
-    let text = st.service.render_metrics();
+    let mut text = st.service.render_metrics();
+    text.push_str(&st.connections.render());
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
@@ -227,7 +338,20 @@ fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, Stri
     })
 }
 
-fn episode_error(e: &EpisodeError) -> (StatusCode, String) {
+/// The status and message of an episode's error, for a client: any path of the server's
+/// replaced by its name. The whole message goes to the server's log when it named one, or
+/// when the episode failed.
+fn episode_error(st: &AppState, db: &str, e: &EpisodeError) -> (StatusCode, String) {
+    let (status, message) = episode_status(e);
+    let shown = st.redact.text(&message).into_owned();
+    if shown != message || matches!(e, EpisodeError::Failed(_)) {
+        eprintln!("sqale serve: an episode on database {db} failed: {message}");
+    }
+    let shown = if shown == message { shown } else { format!("{shown} (the server's log names the file)") };
+    (status, shown)
+}
+
+fn episode_status(e: &EpisodeError) -> (StatusCode, String) {
     let status = match e {
         EpisodeError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
         EpisodeError::ShuttingDown | EpisodeError::EngineFailed(_) | EpisodeError::Unavailable(_) => {
@@ -255,6 +379,7 @@ async fn ask(
         Ok(r) => r,
         Err((status, message)) => return error(status, message),
     };
+    let db = request.db.name.clone();
     let ticket = match st.service.submit(request) {
         Ok(t) => t,
         Err(e @ SubmitError::QueueFull { retry_after, .. }) => return unavailable(e.to_string(), retry_after),
@@ -264,20 +389,24 @@ async fn ask(
         Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
     };
     if stream {
-        return Sse::new(events(ticket)).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
+        let events = events(ticket, st.clone(), db);
+        return Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
     }
-    // The ticket lives in this future: a client that disconnects drops it and cancels.
+    // The ticket lives in this future: a client that disconnects drops it and cancels (and a
+    // request that still waits leaves the queue).
     let mut ticket = ticket;
     while let Some(update) = ticket.updates.recv().await {
         if let Update::Done(result) = update {
             return match result {
-                Ok(answer) => Json(answer).into_response(),
-                Err(EpisodeError::ShuttingDown) => unavailable(EpisodeError::ShuttingDown.to_string(), 30),
-                Err(e @ EpisodeError::EngineFailed(_)) => unavailable(e.to_string(), RESTART_SECONDS),
-                Err(e @ EpisodeError::Unavailable(_)) => unavailable(e.to_string(), NO_SERVER_SECONDS),
+                Ok(answer) => Json(st.redact.to_json(&answer)).into_response(),
                 Err(e) => {
-                    let (status, message) = episode_error(&e);
-                    error(status, message)
+                    let (status, message) = episode_error(&st, &db, &e);
+                    match e {
+                        EpisodeError::ShuttingDown => unavailable(message, 30),
+                        EpisodeError::EngineFailed(_) => unavailable(message, RESTART_SECONDS),
+                        EpisodeError::Unavailable(_) => unavailable(message, NO_SERVER_SECONDS),
+                        _ => error(status, message),
+                    }
                 }
             };
         }
@@ -286,47 +415,63 @@ async fn ask(
 }
 
 /// The episode as server-sent events: `queued`, then its events by type, then `done` (the
-/// answer) or `error`. Dropping the stream (the client went away) drops the ticket, which
-/// cancels the episode.
-fn events(ticket: Ticket) -> impl Stream<Item = Result<Event, Infallible>> {
+/// answer) or `error`, each with the server's paths redacted. Dropping the stream (the client
+/// went away) drops the ticket, which cancels the episode (or takes it out of the queue).
+fn events(ticket: Ticket, st: Arc<AppState>, db: String) -> impl Stream<Item = Result<Event, Infallible>> {
     let first = EpisodeEvent::Queued { position: ticket.position };
-    let event = |e: &EpisodeEvent| Event::default().event(e.kind()).json_data(e).unwrap_or_default();
-    let head = stream::once(std::future::ready(Ok::<Event, Infallible>(event(&first))));
-    let rest = stream::unfold(Some(ticket), move |state| async move {
-        let mut ticket = state?;
-        let out = match ticket.updates.recv().await {
-            Some(Update::Event(e)) => (event(&e), Some(ticket)),
-            Some(Update::Done(Ok(answer))) => {
-                (Event::default().event("done").json_data(&answer).unwrap_or_default(), None)
-            }
-            Some(Update::Done(Err(e))) => {
-                let (status, message) = episode_error(&e);
-                let body = json!({ "error": message, "status": status.as_u16() });
-                (Event::default().event("error").json_data(body).unwrap_or_default(), None)
-            }
-            None => {
-                let body = json!({ "error": "the engine stopped before answering", "status": 500 });
-                (Event::default().event("error").json_data(body).unwrap_or_default(), None)
-            }
-        };
-        Some((Ok::<Event, Infallible>(out.0), out.1))
+    let head = stream::once(std::future::ready(Ok::<Event, Infallible>(
+        Event::default().event(first.kind()).json_data(&first).unwrap_or_default(),
+    )));
+    let rest = stream::unfold(Some(ticket), move |state| {
+        let (st, db) = (st.clone(), db.clone());
+        async move {
+            let mut ticket = state?;
+            let event =
+                |kind: &str, data: serde_json::Value| Event::default().event(kind).json_data(data).unwrap_or_default();
+            let out = match ticket.updates.recv().await {
+                Some(Update::Event(e)) => (event(e.kind(), st.redact.to_json(&e)), Some(ticket)),
+                Some(Update::Done(Ok(answer))) => (event("done", st.redact.to_json(&answer)), None),
+                Some(Update::Done(Err(e))) => {
+                    let (status, message) = episode_error(&st, &db, &e);
+                    (event("error", json!({ "error": message, "status": status.as_u16() })), None)
+                }
+                None => {
+                    let body = json!({ "error": "the engine stopped before answering", "status": 500 });
+                    (event("error", body), None)
+                }
+            };
+            Some((Ok::<Event, Infallible>(out.0), out.1))
+        }
     });
     stream::StreamExt::chain(head, rest)
 }
 
-/// Serves `router(state)` on `listener` until `shutdown` resolves, then waits for the requests
-/// under way (each bounded by the episode time limit).
+/// Serves `router(state)` on `listener` within `limits` (timeouts, the cap on connections:
+/// [`super::conn`]) until `shutdown` resolves, then waits for the requests under way (each
+/// bounded by the episode time limit).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
+    limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+    let stats = state.connections.clone();
+    super::conn::serve(listener, router(state), limits, stats, shutdown).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        for v in ["Bearer k", "bearer k", "BEARER k", "Bearer   k ", "bEaReR\tk"] {
+            assert_eq!(bearer_token(v), Some("k"), "{v:?}");
+        }
+        for v in ["Bearerk", "Basic k", "Bearer", "Bearer   ", "k"] {
+            assert_eq!(bearer_token(v), None, "{v:?}");
+        }
+    }
 
     #[test]
     fn keys_compare_whole() {

@@ -25,6 +25,7 @@ use serde_json::{json, Map, Value};
 
 use super::databases::Databases;
 use super::events::Answer;
+use super::redact::Redactor;
 use super::service::{Request, Service, Update};
 use crate::env::{Environment, Limits};
 use crate::tools::{ArgKind, CATALOGUE};
@@ -35,12 +36,27 @@ pub struct McpServer {
     service: Option<Arc<Service>>,
     databases: Databases,
     limits: Limits,
+    /// The databases' paths, replaced by their names in every answer.
+    redact: Redactor,
 }
 
 impl McpServer {
     /// A server over `databases`, answering questions with `service` when there is one.
     pub fn new(service: Option<Arc<Service>>, databases: Databases, limits: Limits) -> Self {
-        McpServer { service, databases, limits }
+        let redact = Redactor::for_databases(&databases);
+        McpServer { service, databases, limits, redact }
+    }
+
+    /// `text` for the client: the server's paths replaced by the databases' names (the whole
+    /// text goes to stderr, the server's log, when it named one).
+    fn shown(&self, text: String) -> String {
+        match self.redact.text(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(shown) => {
+                eprintln!("sqale mcp: {text}");
+                shown
+            }
+        }
     }
 
     /// Every tool this server offers.
@@ -102,8 +118,8 @@ impl McpServer {
 
     /// Runs one tool call; errors the caller made are tool errors (`is_error`), as MCP asks.
     pub async fn call(&self, name: &str, args: Map<String, Value>) -> Result<CallToolResult, ErrorData> {
-        let text = |t: String| CallToolResult::success(vec![ContentBlock::text(t)]);
-        let failed = |t: String| CallToolResult::error(vec![ContentBlock::text(t)]);
+        let text = |t: String| CallToolResult::success(vec![ContentBlock::text(self.shown(t))]);
+        let failed = |t: String| CallToolResult::error(vec![ContentBlock::text(self.shown(t))]);
         if name == "list_databases" {
             let list: Vec<_> = self.databases.iter().collect();
             return Ok(text(serde_json::to_string_pretty(&list).unwrap_or_default()));

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::agent::Episode;
 use crate::remote::ServerStatus;
@@ -61,8 +61,8 @@ impl Failure {
 /// The counters of one service.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Requests waiting for a sequence.
-    pub queued: AtomicUsize,
+    /// Requests waiting for a sequence (shared with the queue, which keeps it exact).
+    pub queued: Arc<AtomicUsize>,
     /// Episodes running.
     pub running: AtomicUsize,
     ended: Mutex<BTreeMap<String, u64>>,

@@ -8,14 +8,20 @@
 //! - [`events`]: what callers see: live episode events, the answer and its first rows;
 //! - [`metrics`]: counters and their Prometheus text;
 //! - [`http`]: the HTTP API and the web page (`sqale serve`);
+//! - [`conn`]: its connections: the header and idle timeout, the cap on connections;
+//! - [`host`]: the names a request may call the server by (DNS rebinding);
+//! - [`redact`]: the server's file paths kept out of everything clients are sent;
 //! - [`mcp`]: the Model Context Protocol on stdio (`sqale mcp`).
 
+pub mod conn;
 pub mod databases;
 pub mod events;
 pub mod health;
+pub mod host;
 pub mod http;
 pub mod mcp;
 pub mod metrics;
+pub mod redact;
 pub mod service;
 
 pub use databases::{Database, Databases};

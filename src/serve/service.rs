@@ -2,7 +2,7 @@
 //! loaded in-process (N sequences of one context), or a pool of inference servers.
 //!
 //! ```text
-//!  submit() ──try_send──▶ [queue: at most Q jobs] ──▶ N workers
+//!  submit() ───push────▶ [queue: at most Q jobs] ──▶ N workers
 //!     │ full: QueueFull (503, Retry-After)              │ each runs the agent: on its sequence
 //!     │                                                 │ (BatchedEngine::run), or on a server
 //!     ◀──────────── Update::Event … Update::Done ───────┘ (RemoteGenerator on the Pool)
@@ -10,10 +10,12 @@
 //!
 //! In-process, the engine thread owns the model and the context ([`BatchedEngine`]); on
 //! servers, N worker threads share the [`Pool`] and run the tools here. Either way the workers
-//! take jobs from a bounded channel, so the queue never grows past its limit and a full queue
-//! is an immediate refusal, never a wait. Each job carries a cancel flag: dropping the [`Ticket`]
-//! (a client that went away) sets it, and so does the watchdog when an episode outlives its
-//! time limit; a completion under way stops at its next step and the sequence is free.
+//! take jobs from a bounded queue, so the queue never grows past its limit and a full queue
+//! is an immediate refusal, never a wait. Dropping the [`Ticket`] (a client that went away)
+//! takes a waiting job out of the queue at once, so abandoned requests hold no places. Each job
+//! carries a cancel flag: dropping its ticket sets it, and so does the watchdog when an episode
+//! outlives its time limit; a completion under way stops at its next step and the sequence is
+//! free.
 //!
 //! When the engine fails (llama.cpp's decode returns an error), the service stops for good: it
 //! records the error ([`Service::health`]), answers every queued and later request with
@@ -27,11 +29,11 @@
 
 mod backend;
 mod job;
+mod queue;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -41,10 +43,11 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use super::databases::Database;
 use super::events::{Answer, EpisodeEvent};
 use super::health::{EngineFailure, Health};
-use super::metrics::{Metrics, Refusal};
+use super::metrics::{Failure, Metrics, Refusal};
 use crate::agent::Settings;
 use crate::engine::{EngineError, EngineOptions, ModelOptions};
 use crate::remote::{Pool, Sampling, ServerStatus};
+use queue::{JobQueue, PushError};
 
 /// A model's name for callers: the file's name alone (`/health` answers without an API key,
 /// and a path would show the server's folders).
@@ -189,19 +192,27 @@ pub enum StartError {
     NoSlots,
 }
 
-/// A request in the queue or on a sequence; dropping it cancels the episode.
+/// A request in the queue or on a sequence; dropping it cancels the episode (and takes a
+/// request that still waits out of the queue).
 pub struct Ticket {
     /// Events, then the answer.
     pub updates: UnboundedReceiver<Update>,
     /// Requests that were waiting when this one was queued.
     pub position: usize,
     cancel: Arc<AtomicBool>,
+    id: u64,
+    shared: Arc<Shared>,
 }
 
 impl Ticket {
-    /// Cancels the episode (also done on drop).
+    /// Cancels the episode (also done on drop): a request still in the queue leaves it at once
+    /// (answered [`EpisodeError::Cancelled`]), a running episode stops at its next step.
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
+        if let Some(job) = self.shared.queue.withdraw(self.id) {
+            self.shared.metrics.failed(Failure::Cancelled);
+            let _ = job.updates.send(Update::Done(Err(EpisodeError::Cancelled)));
+        }
     }
 }
 
@@ -228,30 +239,48 @@ struct Running {
     timed_out: Arc<AtomicBool>,
 }
 
-#[derive(Default)]
 struct Shared {
-    /// The queue's sending end; taken (closing the queue) when shutdown begins or the engine fails.
-    sender: Mutex<Option<SyncSender<Job>>>,
+    /// The requests waiting; closed when shutdown begins or the engine fails.
+    queue: JobQueue,
     failure: EngineFailure,
     metrics: Metrics,
     draining: AtomicBool,
     stopped: AtomicBool,
     running: Mutex<HashMap<u64, Running>>,
-    /// Jobs in the queue: answered at once when shutdown begins.
-    waiting: Mutex<HashMap<u64, UnboundedSender<Update>>>,
     /// Jobs the engine's failure stopped: answered, with its cause, once the engine thread ends.
     failed_jobs: Mutex<Vec<UnboundedSender<Update>>>,
     next_id: AtomicU64,
 }
 
+/// The jobs of a service's queue, one by one as workers take them (blocking); ends when the
+/// queue is closed.
+struct Jobs(Arc<Shared>);
+
+impl Iterator for Jobs {
+    type Item = Job;
+
+    fn next(&mut self) -> Option<Job> {
+        self.0.queue.pop()
+    }
+}
+
 impl Shared {
-    /// A fresh state with a queue of `options.queue` jobs, and the queue's receiving end.
-    fn with_queue(options: &ServiceOptions) -> Result<(Arc<Shared>, Receiver<Job>), StartError> {
+    /// A fresh state with a queue of `options.queue` jobs.
+    fn with_queue(options: &ServiceOptions) -> Result<Arc<Shared>, StartError> {
         if options.slots == 0 {
             return Err(StartError::NoSlots);
         }
-        let (sender, jobs) = sync_channel::<Job>(options.queue);
-        Ok((Arc::new(Shared { sender: Mutex::new(Some(sender)), ..Shared::default() }), jobs))
+        let metrics = Metrics::default();
+        Ok(Arc::new(Shared {
+            queue: JobQueue::new(options.queue, metrics.queued.clone()),
+            failure: EngineFailure::default(),
+            metrics,
+            draining: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+            running: Mutex::new(HashMap::new()),
+            failed_jobs: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(0),
+        }))
     }
 
     /// The engine failed with `error` (`cause`: the error its run loop returned): refuse
@@ -270,18 +299,13 @@ impl Shared {
         }
     }
 
-    /// Refuses new requests, hands every queued one to `answer`, and closes the queue (the
-    /// workers pass over what is left in it and exit): how shutdown and a failure both begin.
+    /// Refuses new requests, closes the queue (the workers exit once idle) and hands every
+    /// queued request to `answer`: how shutdown and a failure both begin.
     fn close(&self, mut answer: impl FnMut(UnboundedSender<Update>)) {
         self.draining.store(true, Ordering::Relaxed);
-        if let Ok(mut waiting) = self.waiting.lock() {
-            for (_, updates) in waiting.drain() {
-                self.metrics.refused(Refusal::ShuttingDown);
-                answer(updates);
-            }
-        }
-        if let Ok(mut s) = self.sender.lock() {
-            s.take();
+        for job in self.queue.close() {
+            self.metrics.refused(Refusal::ShuttingDown);
+            answer(job.updates);
         }
     }
 
@@ -327,7 +351,8 @@ impl Service {
         options: ServiceOptions,
         max_episode_tokens: usize,
     ) -> Result<Service, StartError> {
-        let (shared, jobs) = Shared::with_queue(&options)?;
+        let shared = Shared::with_queue(&options)?;
+        let jobs = Jobs(shared.clone());
         let (handle, info) =
             backend::start_local(shared.clone(), jobs, model_path, model_options, engine, options, max_episode_tokens)?;
         Service::launch(shared, handle, info, None)
@@ -342,10 +367,10 @@ impl Service {
         options: ServiceOptions,
         max_episode_tokens: usize,
     ) -> Result<Service, StartError> {
-        let (shared, jobs) = Shared::with_queue(&options)?;
+        let shared = Shared::with_queue(&options)?;
         let pool = Arc::new(pool);
         let (handle, info) =
-            backend::start_remote(shared.clone(), jobs, pool.clone(), sampling, options, max_episode_tokens)?;
+            backend::start_remote(shared.clone(), pool.clone(), sampling, options, max_episode_tokens)?;
         Service::launch(shared, handle, info, Some(pool))
     }
 
@@ -452,37 +477,19 @@ impl Service {
         let cancel = Arc::new(AtomicBool::new(false));
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let job = Job { id, request, seed, max_episode_tokens, updates: tx, cancel: cancel.clone() };
-        let guard = self.shared.sender.lock().map_err(|_| SubmitError::ShuttingDown)?;
-        let Some(sender) = guard.as_ref() else {
-            metrics.refused(Refusal::ShuttingDown);
-            return Err(SubmitError::ShuttingDown);
-        };
-        // Counted and registered before it is sent, so that a worker never finds it missing.
-        let position = metrics.queued.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut w) = self.shared.waiting.lock() {
-            w.insert(id, job.updates.clone());
-        }
-        match sender.try_send(job) {
-            Ok(()) => Ok(Ticket { updates: rx, position, cancel }),
-            Err(e) => {
-                metrics.queued.fetch_sub(1, Ordering::Relaxed);
-                if let Ok(mut w) = self.shared.waiting.lock() {
-                    w.remove(&id);
-                }
-                match e {
-                    TrySendError::Full(_) => {
-                        metrics.refused(Refusal::QueueFull);
-                        Err(SubmitError::QueueFull {
-                            slots: self.info.slots,
-                            queue: self.info.queue,
-                            retry_after: self.retry_after(),
-                        })
-                    }
-                    TrySendError::Disconnected(_) => {
-                        metrics.refused(Refusal::ShuttingDown);
-                        Err(SubmitError::ShuttingDown)
-                    }
-                }
+        match self.shared.queue.push(job) {
+            Ok(waiting) => Ok(Ticket { updates: rx, position: waiting - 1, cancel, id, shared: self.shared.clone() }),
+            Err(PushError::Full) => {
+                metrics.refused(Refusal::QueueFull);
+                Err(SubmitError::QueueFull {
+                    slots: self.info.slots,
+                    queue: self.info.queue,
+                    retry_after: self.retry_after(),
+                })
+            }
+            Err(PushError::Closed) => {
+                metrics.refused(Refusal::ShuttingDown);
+                Err(SubmitError::ShuttingDown)
             }
         }
     }

@@ -106,14 +106,14 @@ pub fn range(a: &[f32]) -> f32 {
 pub fn incremental_conversation(engine: &mut Engine<'_>, seed: u32) -> Vec<(usize, bool)> {
     let prompt = Prompt::default();
     let mut cuts = Vec::new();
-    engine.begin(&prompt.shared_prefix(), seed).unwrap();
+    engine.begin_markup(&prompt.shared_prefix(), seed).unwrap();
     cuts.push((engine.tokens().len(), false));
-    engine.append(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap()), usize::MAX).unwrap();
+    engine.append_markup(&prompt.first_turn(&prompt.user_turn("How many books?", None).unwrap()), usize::MAX).unwrap();
     cuts.push((engine.tokens().len(), false));
     engine.complete(24, &mut |_| {}).unwrap();
     cuts.push((engine.tokens().len(), true));
     engine
-        .append(
+        .append_markup(
             &sqale::prompt::tool_result_turn(&[("list_tables".into(), "2 tables: books, loans".into())], 5, None),
             usize::MAX,
         )

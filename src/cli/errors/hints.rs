@@ -59,6 +59,8 @@ fn pack(e: &anyhow::Error) -> Hint {
         PackError::Conflict { .. } => hint("pass --force to replace it"),
         PackError::BadDigest { .. } => hint("--sha256 takes the archive's SHA-256 that `sqale pack` printed"),
         PackError::NoBinary { .. } => hint("leave out --binary, or pack the archive again with --binary and --target"),
+        PackError::TypeMismatch { declared, .. } => Some(format!("leave out --type to pack it as {declared}")),
+        PackError::UnknownType { .. } => hint("pass --type"),
         _ => None,
     })
 }

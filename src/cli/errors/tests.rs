@@ -146,6 +146,11 @@ fn pack_errors_get_the_flag_that_fixes_them() {
         ),
         (PackError::Conflict { path: "c/q4_k_m.gguf".into(), file: "model/q4_k_m.gguf".into() }.into(), "--force"),
         (PackError::NoBinary { archive: "site.tar".into() }.into(), "--binary"),
+        (
+            PackError::TypeMismatch { path: "m.gguf".into(), declared: "q4_1".into(), asked: "q4_k_m".into() }.into(),
+            "leave out --type to pack it as q4_1",
+        ),
+        (PackError::UnknownType { path: "m.gguf".into(), main: "q4_K".into() }.into(), "--type"),
     ];
     for (e, flag) in cases {
         let before = error_text(&e);

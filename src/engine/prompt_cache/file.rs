@@ -30,7 +30,7 @@ pub const VERSION: u32 = 1;
 const CHECKSUM: usize = 32;
 
 /// The longest key a header may hold.
-const MAX_KEY: usize = 64 << 10;
+pub(crate) const MAX_KEY: usize = 64 << 10;
 
 /// What a checked file holds.
 pub(crate) struct Saved {
@@ -93,7 +93,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Saved, Refusal> {
 /// The key and token count of the file at `path`, from its header alone (for listing; the rest
 /// is checked when it is used).
 pub(crate) fn read_key(path: &Path) -> Result<(CacheKey, usize), Refusal> {
-    let mut file = std::fs::File::open(path).map_err(|_| Refusal::Damaged)?;
+    let mut file = crate::regular_file::open(path).map_err(|e| Refusal::Unreadable(e.to_string()))?;
     let mut start = vec![0u8; 16];
     file.read_exact(&mut start).map_err(|_| Refusal::NotACacheFile)?;
     check_start(&mut Reader { bytes: &start, at: 0 })?;

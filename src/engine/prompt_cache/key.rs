@@ -88,6 +88,10 @@ pub struct CacheKey {
     pub cpu_kernels: String,
     /// sqale's version.
     pub sqale: String,
+    /// The model in words (architecture, name, parameters), to tell "another model" from "the
+    /// same model, changed" when the identity differs; empty in files that predate it.
+    #[serde(default)]
+    pub model_description: String,
 }
 
 impl CacheKey {
@@ -142,6 +146,7 @@ pub(super) fn sample() -> CacheKey {
         llama_cpp: "llama-cpp-sys-2 0".into(),
         cpu_kernels: "AVX2".into(),
         sqale: "0".into(),
+        model_description: "llama, Sample, 1.0M parameters".into(),
     }
 }
 

@@ -57,6 +57,17 @@ pub enum Refusal {
     /// llama.cpp did not take the saved state.
     #[error("llama.cpp did not take the saved state")]
     Rejected,
+    /// The file could not be opened as a regular file (a FIFO, a device, a folder, no access).
+    #[error("it cannot be read as a file: {0}")]
+    Unreadable(String),
+    /// The file was written for another model than the one now at its path.
+    #[error("it was written for another model ({written_for}) than the file now at this path holds ({now}): the model file was replaced")]
+    OtherModel {
+        /// The model it was written for.
+        written_for: String,
+        /// The model at the path now.
+        now: String,
+    },
 }
 
 /// What a key that differs in `field` means.

@@ -6,13 +6,28 @@ use std::path::{Path, PathBuf};
 use super::{file, CacheKey, ModelIdentity, PromptCacheError, Refusal};
 use crate::atomic::AtomicFile;
 use crate::engine::{cpu_kernels, tiled_kernel_on, Model};
+use crate::generate::Markup;
 
 /// A core's prompt cache: the folder, the key less the prompt, and the notes so far.
 pub(crate) struct DiskCache {
     dir: PathBuf,
     /// The key with an empty prompt hash.
     base: CacheKey,
+    /// The largest file that can hold a state of this context ([`max_file_bytes`]).
+    max_bytes: u64,
     notes: Vec<PromptCacheError>,
+}
+
+/// The largest prompt cache file a context of `ctx` tokens per sequence over `model` can have
+/// written, generously: twice the KV cache of a full sequence at four bytes a value, twice the
+/// recurrent state of every snapshot, 64 MiB for llama.cpp's own headers, and the file's
+/// header. A larger file is refused before it is read.
+pub(crate) fn max_file_bytes(model: &Model, ctx: u32, recurrent_snapshots: u32) -> u64 {
+    let shape = crate::memory::Shape::of(model);
+    let kv = crate::memory::Shape { kv_value_bytes: 4, ..shape.clone() }.kv_cache_bytes(u64::from(ctx));
+    let recurrent = shape.recurrent_state_bytes().saturating_mul(u64::from(recurrent_snapshots) + 1);
+    let header = file::MAX_KEY as u64 + 4 * u64::from(ctx) + 1024;
+    kv.saturating_mul(2).saturating_add(recurrent.saturating_mul(2)).saturating_add(64 << 20).saturating_add(header)
 }
 
 /// A state read from a file and checked.
@@ -66,12 +81,14 @@ impl DiskCache {
             llama_cpp: env!("SQALE_LLAMA_CPP").into(),
             cpu_kernels: cpu_kernels().join(","),
             sqale: env!("CARGO_PKG_VERSION").into(),
+            model_description: describe(model),
         };
-        Some(DiskCache { dir, base, notes: Vec::new() })
+        let max_bytes = max_file_bytes(model, ctx, recurrent_snapshots);
+        Some(DiskCache { dir, base, max_bytes, notes: Vec::new() })
     }
 
-    fn key(&self, prompt: &str) -> CacheKey {
-        CacheKey { prompt_sha256: crate::hash::sha256_hex(prompt), ..self.base.clone() }
+    fn key(&self, prompt: &Markup) -> CacheKey {
+        CacheKey { prompt_sha256: prompt.digest(), ..self.base.clone() }
     }
 
     fn path(&self, key: &CacheKey) -> PathBuf {
@@ -80,10 +97,12 @@ impl DiskCache {
 
     /// The state saved for `prompt`, whose tokens are `tokens`, when a file holds it and passes
     /// every check; `None` otherwise (a refusal is noted).
-    pub(crate) fn load(&mut self, prompt: &str, tokens: &[i32]) -> Option<Loaded> {
+    pub(crate) fn load(&mut self, prompt: &Markup, tokens: &[i32]) -> Option<Loaded> {
         let key = self.key(prompt);
         let path = self.path(&key);
-        let bytes = match std::fs::read(&path) {
+        // A regular file only (a FIFO would block, a link to a device read forever), and no
+        // larger than a state of this context can be.
+        let bytes = match crate::regular_file::read_at_most(&path, self.max_bytes) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(source) => {
@@ -106,7 +125,7 @@ impl DiskCache {
     }
 
     /// Saves `state` as `prompt`'s, whose tokens are `tokens` (a failure is noted).
-    pub(crate) fn save(&mut self, prompt: &str, tokens: &[i32], state: &[u8]) {
+    pub(crate) fn save(&mut self, prompt: &Markup, tokens: &[i32], state: &[u8]) {
         let key = self.key(prompt);
         let path = self.path(&key);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
@@ -120,7 +139,7 @@ impl DiskCache {
     }
 
     /// Notes that the state after `prompt` could not be taken from llama.cpp, for `why`.
-    pub(crate) fn unsaved(&mut self, prompt: &str, why: String) {
+    pub(crate) fn unsaved(&mut self, prompt: &Markup, why: String) {
         let path = self.path(&self.key(prompt));
         self.notes.push(PromptCacheError::Write { path, source: std::io::Error::other(why) });
     }
@@ -131,14 +150,58 @@ impl DiskCache {
     }
 }
 
+/// The model in words, for [`CacheKey::model_description`]: architecture, name, parameters.
+fn describe(model: &Model) -> String {
+    let arch = model.meta("general.architecture").unwrap_or_default();
+    let name = model.meta("general.name").unwrap_or_else(|| "unnamed".into());
+    format!("{arch}, {name}, {:.1}M parameters", model.n_params() as f64 / 1e6)
+}
+
 /// Where the state lies in a file's `bytes`, when they pass every check for `key` and `tokens`.
 fn check(bytes: &[u8], key: &CacheKey, tokens: &[i32]) -> Result<std::ops::Range<usize>, Refusal> {
     let saved = file::read(bytes)?;
     if let Some(field) = key.first_difference(&saved.key) {
+        let (was, now) = (&saved.key.model_description, &key.model_description);
+        if field == "model" && !was.is_empty() && was != now {
+            return Err(Refusal::OtherModel { written_for: was.clone(), now: now.clone() });
+        }
         return Err(Refusal::OtherKey { field });
     }
     if saved.tokens != tokens {
         return Err(Refusal::OtherTokens);
     }
     Ok(saved.state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::key::sample;
+    use super::*;
+
+    fn saved(key: &CacheKey) -> Vec<u8> {
+        let mut out = Vec::new();
+        file::write(&mut out, key, &[1, 2], b"state").unwrap();
+        out
+    }
+
+    #[test]
+    fn another_model_at_the_same_path_is_named_as_such_and_a_changed_one_as_stale() {
+        let asked = sample();
+        let other = CacheKey {
+            model: ModelIdentity { bytes: 99, ..asked.model.clone() },
+            model_description: "qwen35, Qwen3.5 2B, 1880.0M parameters".into(),
+            ..sample()
+        };
+        let why = check(&saved(&other), &asked, &[1, 2]).unwrap_err();
+        assert!(matches!(&why, Refusal::OtherModel { .. }), "{why:?}");
+        let text = why.to_string();
+        assert!(text.contains("Qwen3.5 2B") && text.contains(&asked.model_description), "{text}");
+        let touched = CacheKey { model: ModelIdentity { modified_ns: 5, ..asked.model.clone() }, ..sample() };
+        let why = check(&saved(&touched), &asked, &[1, 2]).unwrap_err().to_string();
+        assert!(why.contains("stale: the model file changed"), "{why}");
+        // A file from before descriptions were kept reads, and is called stale.
+        let old = CacheKey { model_description: String::new(), ..touched };
+        assert!(check(&saved(&old), &asked, &[1, 2]).unwrap_err().to_string().contains("stale"));
+        assert!(check(&saved(&asked), &asked, &[1, 2]).is_ok());
+    }
 }

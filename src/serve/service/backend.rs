@@ -4,13 +4,12 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::job::run_job;
-use super::{public_name, Job, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
+use super::{public_name, Job, Jobs, ServiceInfo, ServiceOptions, Shared, StartError, REVIVE_EVERY};
 use crate::answer::decimal;
 use crate::engine::{BatchedEngine, EngineError, EngineOptions, Model, ModelOptions, SequenceGenerator};
 use crate::remote::{Pool, RemoteGenerator, Sampling};
@@ -19,7 +18,7 @@ use crate::remote::{Pool, RemoteGenerator, Sampling};
 /// is ready to take them.
 pub(super) fn start_local(
     shared: Arc<Shared>,
-    jobs: Receiver<Job>,
+    jobs: Jobs,
     model_path: PathBuf,
     model_options: ModelOptions,
     engine: EngineOptions,
@@ -83,7 +82,6 @@ pub(super) fn start_local(
 /// once the queue is closed and every worker has finished its job.
 pub(super) fn start_remote(
     shared: Arc<Shared>,
-    jobs: Receiver<Job>,
     pool: Arc<Pool>,
     sampling: Sampling,
     options: ServiceOptions,
@@ -105,13 +103,11 @@ pub(super) fn start_remote(
     let handle = std::thread::Builder::new()
         .name("sqale-workers".into())
         .spawn(move || {
-            let jobs = Mutex::new(jobs);
             std::thread::scope(|scope| {
                 for _ in 0..options.slots {
                     scope.spawn(|| {
                         let mut gen = RemoteGenerator::new(&pool, sampling);
-                        // The lock is held only to take the next job.
-                        while let Some(job) = jobs.lock().ok().and_then(|rx| rx.recv().ok()) {
+                        while let Some(job) = shared.queue.pop() {
                             run_job(job, &mut gen, &shared, &thread_info, &options.settings);
                         }
                     });

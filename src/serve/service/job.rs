@@ -48,7 +48,6 @@ impl Live for RemoteGenerator<'_> {
 
 /// Runs one job on a worker's generator and sends its events and answer.
 pub(super) fn run_job<G: Live>(job: Job, gen: &mut G, shared: &Shared, info: &ServiceInfo, base: &Settings) {
-    shared.metrics.queued.fetch_sub(1, Ordering::Relaxed);
     if !should_run(&job, shared) {
         return;
     }
@@ -85,13 +84,8 @@ pub(super) fn run_job<G: Live>(job: Job, gen: &mut G, shared: &Shared, info: &Se
 
 /// Whether the job still wants running; answers it (or leaves it answered) when not.
 fn should_run(job: &Job, shared: &Shared) -> bool {
-    let still_waiting = shared.waiting.lock().map(|mut w| w.remove(&job.id).is_some()).unwrap_or(true);
-    if !still_waiting {
-        // Answered when shutdown began.
-        return false;
-    }
     if job.cancel.load(Ordering::Relaxed) {
-        // The client left while its request waited.
+        // The client left as a worker took its request.
         shared.metrics.failed(Failure::Cancelled);
         return false;
     }
@@ -130,8 +124,10 @@ fn play<G: Live>(job: &Job, gen: &mut G, base: &Settings) -> Result<Episode, Age
 fn answer(job: &Job, mut episode: Episode, shared: &Shared, info: &ServiceInfo, base: &Settings) -> Box<Answer> {
     shared.metrics.episode(&episode);
     let req = &job.request;
-    // Clients know the database by its name, never by its file.
+    // Clients know the database by its name, never by its file; and the prompt file by its
+    // name alone (`--prompt-from` gives a path on the server's machine).
     episode.db = req.db.name.clone();
+    episode.prompt_source = super::public_name(&episode.prompt_source);
     let mut answer = Answer {
         model: info.model.clone(),
         servers: None,

@@ -1,0 +1,113 @@
+//! Opening a file that must be a regular file: never blocking on a FIFO, never reading a device
+//! or a directory, and never reading more than the caller can use.
+//!
+//! Opening a FIFO for reading blocks until a writer comes, and `/dev/zero` reads forever, so
+//! checking the path first is not enough (it can be swapped between the check and the open).
+//! [`open`] opens without blocking (`O_NONBLOCK`), then checks what was opened.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// What a path named instead of a regular file, in words (`a directory`, `a FIFO`, ...).
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_file() {
+        return "a regular file";
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
+}
+
+/// Opens `path` for reading if it is a regular file (a symbolic link to one is followed); a FIFO,
+/// device, socket or directory is an [`io::ErrorKind::InvalidInput`] error saying which, and
+/// nothing blocks.
+pub fn open(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is {}, not a regular file", path.display(), kind_of(&meta)),
+        ));
+    }
+    Ok(file)
+}
+
+/// The whole of the regular file at `path`, refused (an [`io::ErrorKind::InvalidData`] error)
+/// when it holds more than `max_bytes`; also reads no more than that if it grows meanwhile.
+pub fn read_at_most(path: &Path, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let file = open(path)?;
+    let len = file.metadata()?.len();
+    if len > max_bytes {
+        return Err(too_large(path, len, max_bytes));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large(path, bytes.len() as u64, max_bytes));
+    }
+    Ok(bytes)
+}
+
+fn too_large(path: &Path, len: u64, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{} holds {len} bytes, more than the {max} it can hold", path.display()),
+    )
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifos_devices_and_folders_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.bin");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let e = open(&fifo).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        let e = open(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("a device"), "{e}");
+        let link = dir.path().join("zero.bin");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(read_at_most(&link, 1 << 20).unwrap_err().to_string().contains("a device"));
+        assert!(open(dir.path()).unwrap_err().to_string().contains("a directory"));
+    }
+
+    #[test]
+    fn a_file_past_its_bound_is_refused_and_one_within_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 100]).unwrap();
+        assert_eq!(read_at_most(&path, 100).unwrap().len(), 100);
+        let e = read_at_most(&path, 99).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("100 bytes"), "{e}");
+    }
+}

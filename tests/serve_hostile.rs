@@ -1,0 +1,563 @@
+//! `sqale serve` against hostile clients, over 127.0.0.1: connections that stall (half a
+//! request, nothing, or nothing more after a response), more connections than the cap or the
+//! open-file limit allows, requests abandoned in the queue, a `Host` that is not the server's
+//! (DNS rebinding), a lower-case `bearer`, and answers that must not name the server's files.
+//!
+//! No model runs here: the service runs its episodes on a scripted stand-in for vLLM
+//! (`support/stub_server.rs`), which answers each completion with a `submit_sql` call, at once
+//! or, for a question with `HOLD` in it, when the test opens a gate. So the tests are quick and
+//! need no `common::one_at_a_time()`.
+
+mod common;
+#[path = "support/serve_client.rs"]
+mod serve_client;
+#[path = "support/stub_server.rs"]
+mod stub;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use serve_client::{get, post, Server};
+use stub::{Seen, Stub};
+
+/// A gate the stub's held completions wait on.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits until the gate opens (at most a minute, so that a failed test cannot hang).
+    fn wait(&self) {
+        let open = self.open.lock().unwrap();
+        let _ = self.changed.wait_timeout_while(open, Duration::from_secs(60), |o| !*o).unwrap();
+    }
+}
+
+/// The text of a prompt the stub tokenised (its ids are 1000 + each character's code point).
+fn prompt_text(r: &Seen) -> String {
+    let ids = r.body["prompt"].as_array().cloned().unwrap_or_default();
+    ids.iter()
+        .filter_map(|t| t.as_u64())
+        .filter(|&t| t >= 1000)
+        .filter_map(|t| char::from_u32((t - 1000) as u32))
+        .collect()
+}
+
+/// A vLLM stand-in whose every completion submits `SELECT 1 AS one`; a question with `HOLD`
+/// in it waits for `gate` first.
+fn vllm(gate: Arc<Gate>) -> Stub {
+    stub::start(move |r: &Seen| {
+        if let Some(a) = stub::vllm_probe(r, 4096) {
+            return a;
+        }
+        if prompt_text(r).contains("HOLD") {
+            gate.wait();
+        }
+        let answer =
+            format!("<think>done</think>\n{}", json!({"tool": "submit_sql", "args": {"sql": "SELECT 1 AS one"}}));
+        stub::vllm_completion(r, &answer, 0)
+    })
+}
+
+fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_sqale"))
+}
+
+/// The arguments that put `sqale serve` on `stub`, then `extra`.
+fn on_stub(stub: &Stub, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["--server", &stub.url, "--server-kind", "vllm", "--max-episode-tokens", "2000"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+fn serve(stub: &Stub, extra: &[&str]) -> Server {
+    let args = on_stub(stub, extra);
+    Server::start(bin(), &args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// `sqale serve ARGS` with the open-file limit (`ulimit -n`) set to `files`.
+fn serve_with_file_limit(files: u32, args: &[String]) -> Server {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {files} && exec \"$0\" serve \"$@\""))
+        .arg(bin())
+        .args(args)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sqale serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let log = Arc::new(Mutex::new(String::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                let _ = tx.send(rest.split('/').next().unwrap_or_default().to_string());
+            }
+            sink.lock().unwrap().push_str(&(line + "\n"));
+        }
+    });
+    let Ok(addr) = rx.recv_timeout(Duration::from_secs(60)) else {
+        let _ = child.kill();
+        panic!("sqale serve did not start: {}", log.lock().unwrap());
+    };
+    Server { child, url: format!("http://{addr}"), log }
+}
+
+fn addr(s: &Server) -> String {
+    s.url.trim_start_matches("http://").to_string()
+}
+
+fn connect(s: &Server) -> TcpStream {
+    let c = TcpStream::connect(addr(s)).expect("connect");
+    c.set_nodelay(true).unwrap();
+    c
+}
+
+/// Sends `request` (whole, `Connection: close`) and reads the answer: status and body.
+fn raw(s: &Server, request: &str) -> (u16, String) {
+    let mut c = connect(s);
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    c.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+/// `GET path` with `headers` (each `Name: value`), by raw TCP.
+fn raw_get(s: &Server, path: &str, headers: &[&str]) -> (u16, String) {
+    let mut req = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    raw(s, &req)
+}
+
+/// A `POST /v1/ask` with `body`, as raw bytes.
+fn ask_request(s: &Server, body: &Value) -> String {
+    let body = body.to_string();
+    format!(
+        "POST /v1/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        addr(s),
+        body.len()
+    )
+}
+
+/// Waits at most `limit` for the server to close `c` (reading and dropping whatever it sends
+/// first); returns how long that took, or `None` if it is still open.
+fn closed_within(c: &mut TcpStream, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = limit.checked_sub(start.elapsed())?;
+        c.set_read_timeout(Some(left.max(Duration::from_millis(1)))).unwrap();
+        match c.read(&mut buf) {
+            Ok(0) => return Some(start.elapsed()),
+            Ok(_) => continue,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => return None,
+            // Reset by the server: closed too.
+            Err(_) => return Some(start.elapsed()),
+        }
+    }
+}
+
+/// Reads the status line and server-sent events from `c` until `stop` says so.
+fn read_events(c: TcpStream, mut stop: impl FnMut(&str) -> bool) -> (String, Vec<String>) {
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut reader = BufReader::new(c);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    let mut events = Vec::new();
+    for line in reader.lines() {
+        let Ok(line) = line else { break };
+        if let Some(name) = line.strip_prefix("event:") {
+            let name = name.trim().to_string();
+            let done = stop(&name);
+            events.push(name);
+            if done {
+                break;
+            }
+        }
+    }
+    (status.trim().to_string(), events)
+}
+
+/// Half-sent requests, silent connections and idle keep-alive connections are closed once the
+/// header timeout passes, a body that stalls gets a 408 at the body timeout, and `/health`
+/// answers beside them all the while. (Before, 20 half-sent requests were still open after 62
+/// s: no timer was set on hyper's connections.)
+#[test]
+fn stalled_and_idle_connections_are_closed_at_their_timeouts() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--header-timeout", "1", "--body-timeout", "1"]);
+    let mut stalled = Vec::new();
+    for i in 0..8 {
+        let mut c = connect(&s);
+        // Half a request line, or the line and half the headers.
+        let part = if i % 2 == 0 { "GET /heal" } else { "POST /v1/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-" };
+        c.write_all(part.as_bytes()).unwrap();
+        stalled.push(("half a head", c));
+    }
+    for _ in 0..4 {
+        stalled.push(("nothing sent", connect(&s)));
+    }
+    for _ in 0..4 {
+        // A whole request and its answer, then nothing more on a keep-alive connection.
+        let mut c = connect(&s);
+        c.write_all(format!("GET /health HTTP/1.1\r\nHost: {}\r\n\r\n", addr(&s)).as_bytes()).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = [0u8; 2048];
+        let n = c.read(&mut buf).unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"), "{}", String::from_utf8_lossy(&buf));
+        stalled.push(("idle after a response", c));
+    }
+    let mut slow_bodies = Vec::new();
+    for _ in 0..2 {
+        let mut c = connect(&s);
+        c.write_all(
+            format!(
+                "POST /v1/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{\"question\": ",
+                addr(&s)
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        slow_bodies.push(c);
+    }
+    let (status, body) = get(&format!("{}/health", s.url), None);
+    assert_eq!(status, 200, "health answers beside stalled clients: {body}");
+    // Each closed within its 1 s timeout and a generous margin for a loaded machine.
+    let margin = Duration::from_secs(6);
+    for (what, c) in &mut stalled {
+        let took = closed_within(c, margin);
+        assert!(took.is_some(), "a connection with {what} is still open {margin:?} after a 1 s header timeout");
+    }
+    for mut c in slow_bodies {
+        c.set_read_timeout(Some(margin)).unwrap();
+        let mut answer = Vec::new();
+        let _ = c.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "a stalled body is answered 408: {answer:?}");
+        assert!(answer.contains("--body-timeout"), "{answer}");
+        assert!(closed_within(&mut c, Duration::from_secs(1)).is_some(), "and its connection closed");
+    }
+    let (status, _) = get(&format!("{}/health", s.url), None);
+    assert_eq!(status, 200);
+    assert!(!s.log.lock().unwrap().contains("panicked"));
+}
+
+/// The idle timeout waits for a request, never cuts an answer under way: an event stream and
+/// a JSON answer that take three times the header timeout arrive whole.
+#[test]
+fn answers_under_way_outlive_the_idle_timeout() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--header-timeout", "1"]);
+    let opener = std::thread::spawn({
+        let gate = gate.clone();
+        move || {
+            std::thread::sleep(Duration::from_secs(3));
+            gate.open();
+        }
+    });
+    let sse = std::thread::spawn({
+        let url = s.url.clone();
+        move || serve_client::ask_stream(&url, json!({"question": "HOLD stream", "db": "demo"}), |_| false)
+    });
+    let r = post(&format!("{}/v1/ask", s.url), &json!({"question": "HOLD json", "db": "demo"}).to_string(), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["episode"]["sql"], "SELECT 1 AS one");
+    let events = sse.join().unwrap().expect("the stream was accepted");
+    assert_eq!(events.last().map(|e| e.event.as_str()), Some("done"), "{events:?}");
+    opener.join().unwrap();
+}
+
+/// With the open-file limit at 48, 40 half-sent requests and 20 silent connections cannot keep
+/// out `/health` or an episode: the connection cap (derived from the limit) keeps files for
+/// episodes, and a connection over it replaces the quietest. (Before, 40 stalled header lines
+/// under `prlimit --nofile=48` made `/health` time out.)
+#[test]
+fn health_and_episodes_answer_beside_stalled_clients_under_a_low_file_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = dir.path().join("shop.sqlite");
+    std::fs::copy(common::demo_db(), &shop).unwrap();
+    let stub = vllm(Arc::default());
+    let s = serve_with_file_limit(48, &on_stub(&stub, &["--db", &format!("shop={}", shop.display())]));
+    let limit = s.metric("sqale_connections_limit").expect("the cap is in /metrics");
+    assert!((2.0..48.0).contains(&limit), "cap {limit} under 48 files");
+    let mut clients = Vec::new();
+    for i in 0..60 {
+        let Ok(mut c) = TcpStream::connect(addr(&s)) else { continue };
+        if i < 40 {
+            let _ = c.write_all(format!("GET /health HTTP/1.1\r\nHost: {}\r\n", addr(&s)).as_bytes());
+        }
+        clients.push(c);
+    }
+    for _ in 0..3 {
+        let r = ureq::get(&format!("{}/health", s.url)).timeout(Duration::from_secs(5)).call();
+        let r = r.unwrap_or_else(|e| panic!("/health beside 60 stalled clients: {e}; {}", s.log.lock().unwrap()));
+        assert_eq!(r.status(), 200);
+    }
+    let body = json!({"question": "How many?", "db": "shop"}).to_string();
+    let r = ureq::post(&format!("{}/v1/ask", s.url))
+        .timeout(Duration::from_secs(30))
+        .set("Content-Type", "application/json")
+        .send_string(&body);
+    let answer: Value = match r {
+        Ok(r) => serde_json::from_str(&r.into_string().unwrap()).unwrap(),
+        Err(e) => panic!("an episode beside 60 stalled clients: {e}; {}", s.log.lock().unwrap()),
+    };
+    assert_eq!(answer["rows"]["rows"], json!([[1]]), "{answer}");
+    let open = s.metric("sqale_connections_open").unwrap();
+    assert!(open <= limit, "{open} connections open, over the cap {limit}");
+    assert!(s.metric("sqale_connections_evicted_total").unwrap() >= 1.0);
+    let log = s.log.lock().unwrap().clone();
+    assert!(!log.contains("cannot accept"), "the process ran out of files: {log}");
+    drop(clients);
+}
+
+/// At the cap, a new connection takes the place of the quietest, never of one whose answer is
+/// under way.
+#[test]
+fn over_the_cap_the_quietest_connection_makes_room() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--max-connections", "4", "--header-timeout", "60"]);
+    // An answer under way: an event stream held by the gate.
+    let mut stream = connect(&s);
+    let body = json!({"question": "HOLD", "db": "demo", "stream": true});
+    stream.write_all(ask_request(&s, &body).as_bytes()).unwrap();
+    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)));
+    let mut silent: Vec<TcpStream> = (0..3).map(|_| connect(&s)).collect();
+    // The cap is full (the stream, three silent, and each metrics call's own once it ends).
+    for _ in 0..5 {
+        let (status, _) = get(&format!("{}/health", s.url), None);
+        assert_eq!(status, 200);
+    }
+    assert!(s.metric("sqale_connections_evicted_total").unwrap() >= 1.0);
+    assert!(s.metric("sqale_connections_open").unwrap() <= 4.0);
+    let closed =
+        silent.iter_mut().map(|c| closed_within(c, Duration::from_millis(200))).filter(Option::is_some).count();
+    assert!(closed >= 1, "no silent connection made room");
+    gate.open();
+    let (status, events) = read_events(stream, |e| e == "done");
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert_eq!(events.last().map(String::as_str), Some("done"), "the stream was not cut: {events:?}");
+}
+
+/// A queued request whose client hangs up leaves the queue at once, JSON or events: four
+/// abandoned requests no longer keep a queue of four full until the running episode ends.
+#[test]
+fn abandoned_queued_requests_leave_the_queue() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--parallel", "1", "--queue", "4"]);
+    let running = std::thread::spawn({
+        let url = s.url.clone();
+        move || serve_client::ask_stream(&url, json!({"question": "HOLD", "db": "demo"}), |_| false)
+    });
+    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)));
+    let mut queued = Vec::new();
+    for i in 0..4 {
+        let mut c = connect(&s);
+        let body = json!({"question": format!("q{i}"), "db": "demo", "stream": i % 2 == 1});
+        c.write_all(ask_request(&s, &body).as_bytes()).unwrap();
+        queued.push(c);
+    }
+    assert!(s.wait_metric("sqale_queue_depth", 4.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    let r = post(&format!("{}/v1/ask", s.url), &json!({"question": "one more", "db": "demo"}).to_string(), &[]);
+    assert_eq!(r.status, 503, "the queue is full: {}", r.body);
+    // The four clients hang up.
+    for c in queued {
+        let _ = c.shutdown(std::net::Shutdown::Both);
+    }
+    assert!(
+        s.wait_metric("sqale_queue_depth", 0.0, Duration::from_secs(10)),
+        "abandoned requests still hold the queue: depth {:?}",
+        s.metric("sqale_queue_depth")
+    );
+    assert_eq!(s.metric("sqale_episodes_running"), Some(1.0), "the running episode goes on");
+    assert_eq!(s.metric("sqale_episodes_failed_total{reason=\"cancelled\"}"), Some(4.0));
+    // A new request is queued (not refused) while the first episode still runs.
+    let mut next = connect(&s);
+    next.write_all(ask_request(&s, &json!({"question": "next", "db": "demo", "stream": true})).as_bytes()).unwrap();
+    let mut opened = false;
+    let (status, events) = read_events(next, |e| {
+        if e == "queued" && !opened {
+            gate.open();
+            opened = true;
+        }
+        e == "done" || e == "error"
+    });
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert_eq!(events.first().map(String::as_str), Some("queued"));
+    assert_eq!(events.last().map(String::as_str), Some("done"), "{events:?}");
+    let first = running.join().unwrap().expect("accepted");
+    assert_eq!(first.last().map(|e| e.event.as_str()), Some("done"));
+    assert_eq!(s.metric("sqale_queue_depth"), Some(0.0));
+}
+
+/// A loopback server without a key answers only to its addresses, `localhost` and the names
+/// given with `--allow-host`: a page on `attacker.example` resolved to 127.0.0.1 (DNS
+/// rebinding, as in Ollama's CVE-2024-28224) is refused with a 403 that names the fix.
+#[test]
+fn a_request_naming_another_host_is_refused() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--allow-host", "sqale.example.lan"]);
+    let port = addr(&s).rsplit(':').next().unwrap().to_string();
+    for host in [addr(&s), "localhost".into(), format!("localhost:{port}"), format!("[::1]:{port}"), "127.0.0.1".into()]
+    {
+        let (status, body) = raw_get(&s, "/health", &[&format!("Host: {host}")]);
+        assert_eq!(status, 200, "Host: {host}: {body}");
+    }
+    let (status, _) = raw_get(&s, "/v1/databases", &["Host: SQALE.example.lan:8080"]);
+    assert_eq!(status, 200, "a name given with --allow-host");
+    for (path, headers) in [
+        ("/health", vec!["Host: attacker.example".to_string()]),
+        ("/v1/databases", vec![format!("Host: attacker.example:{port}")]),
+        ("/", vec!["Host: localhost.attacker.example".into()]),
+        ("/v1/nothing", vec!["Host: 127.0.0.1.attacker.example".into()]),
+        // An absolute target names the server too.
+        ("http://attacker.example/health", vec![format!("Host: {}", addr(&s))]),
+    ] {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        let (status, body) = raw_get(&s, path, &headers);
+        assert_eq!(status, 403, "{path} {headers:?}: {body}");
+        let error = serde_json::from_str::<Value>(&body).unwrap()["error"].as_str().unwrap().to_string();
+        assert!(error.contains("--allow-host") && error.contains("attacker.example"), "{error}");
+    }
+    let ask = ask_request(&s, &json!({"question": "q", "db": "demo"})).replace(&addr(&s), "attacker.example");
+    let (status, body) = raw(&s, &ask);
+    assert_eq!(status, 403, "a question from a rebound page: {body}");
+    let (status, body) = raw(&s, "GET /health HTTP/1.0\r\n\r\n");
+    assert_eq!(status, 400, "no Host at all: {body}");
+    // '*' turns the check off.
+    let any_stub = vllm(Arc::default());
+    let any = serve(&any_stub, &["--allow-host", "*"]);
+    let (status, _) = raw_get(&any, "/health", &["Host: attacker.example"]);
+    assert_eq!(status, 200);
+}
+
+/// The scheme of `Authorization: Bearer KEY` is case-insensitive (RFC 9110): `bearer KEY` and
+/// `BEARER KEY` are the key; and a server with a key checks `Host` too.
+#[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, "s3cret-key\n").unwrap();
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--api-key-file", key_file.to_str().unwrap()]);
+    let host = format!("Host: {}", addr(&s));
+    for auth in ["Bearer s3cret-key", "bearer s3cret-key", "BEARER s3cret-key", "Bearer   s3cret-key"] {
+        let (status, body) = raw_get(&s, "/v1/databases", &[&host, &format!("Authorization: {auth}")]);
+        assert_eq!(status, 200, "{auth}: {body}");
+    }
+    for auth in ["Basic s3cret-key", "bearer wrong", "bearers3cret-key"] {
+        let (status, _) = raw_get(&s, "/v1/databases", &[&host, &format!("Authorization: {auth}")]);
+        assert_eq!(status, 401, "{auth}");
+    }
+    let (status, _) = raw_get(&s, "/v1/databases", &["Host: attacker.example", "Authorization: bearer s3cret-key"]);
+    assert_eq!(status, 403);
+}
+
+/// `PATH` with its folder, as the server was given it: what no client may see.
+fn folder_of(p: &Path) -> String {
+    p.parent().unwrap().display().to_string()
+}
+
+/// No answer names a file of the server's machine: neither the prompt file (`--prompt-from`)
+/// in an episode, nor the database's file when it was deleted or replaced while the server
+/// runs (HTTP and events); those paths go to the server's log only. (Before, the 500 said
+/// `database not found: /…/shop.sqlite`, and every answer carried the prompt file's path.)
+#[test]
+fn no_answer_names_a_file_of_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = dir.path().join("shop.sqlite");
+    std::fs::copy(common::demo_db(), &shop).unwrap();
+    let prompt = dir.path().join("my_prompt.py");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py"), &prompt).unwrap();
+    let folder = folder_of(&shop);
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--db", &format!("shop={}", shop.display()), "--prompt-from", prompt.to_str().unwrap()]);
+    let ask = format!("{}/v1/ask", s.url);
+    let body = json!({"question": "How many?", "db": "shop"}).to_string();
+    let r = post(&ask, &body, &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!r.body.contains(&folder), "an answer names the server's folder {folder}: {}", r.body);
+    assert_eq!(r.json()["episode"]["prompt_source"], "my_prompt.py");
+    let events = serve_client::ask_stream(&s.url, json!({"question": "How many?", "db": "shop"}), |_| false).unwrap();
+    for e in &events {
+        assert!(!e.data.to_string().contains(&folder), "{}: {}", e.event, e.data);
+    }
+
+    for (what, damage) in [("deleted", None), ("replaced", Some(&b"this is not a database"[..]))] {
+        std::fs::remove_file(&shop).unwrap();
+        if let Some(bytes) = damage {
+            std::fs::write(&shop, bytes).unwrap();
+        }
+        let r = post(&ask, &body, &[]);
+        assert_eq!(r.status, 500, "{what}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(!error.contains(&folder), "{what}: the error names the file: {error}");
+        assert!(error.contains("shop"), "{what}: the error names the database: {error}");
+        let events =
+            serve_client::ask_stream(&s.url, json!({"question": "How many?", "db": "shop"}), |_| false).unwrap();
+        let last = events.last().unwrap();
+        assert_eq!(last.event, "error", "{what}: {events:?}");
+        assert!(!last.data.to_string().contains(&folder), "{what}: {}", last.data);
+        let _ = std::fs::remove_file(&shop);
+        std::fs::copy(common::demo_db(), &shop).unwrap();
+    }
+    let (_, dbs) = get(&format!("{}/v1/databases", s.url), None);
+    assert!(!dbs.contains(&folder), "{dbs}");
+    // The server's own log keeps the whole story.
+    assert!(s.log.lock().unwrap().contains(&shop.display().to_string()), "{}", s.log.lock().unwrap());
+}
+
+/// `sqale mcp`'s tool errors name the database, never its file, when the file is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tool_errors_name_no_file() {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    use rmcp::ServiceExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let shop: PathBuf = dir.path().join("shop.sqlite");
+    std::fs::copy(common::demo_db(), &shop).unwrap();
+    let spec = format!("shop={}", shop.display());
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin()).configure(|cmd| {
+        cmd.args(["mcp", "--tools-only", "--db", &spec]).stderr(Stdio::null());
+    }))
+    .expect("spawn sqale mcp");
+    let client = ().serve(transport).await.expect("MCP initialize");
+    std::fs::remove_file(&shop).unwrap();
+    let args = json!({"db": "shop"}).as_object().cloned().unwrap();
+    let r = client.call_tool(CallToolRequestParams::new("list_tables").with_arguments(args)).await.unwrap();
+    let text: String = r.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect();
+    assert_eq!(r.is_error, Some(true), "{text}");
+    assert!(!text.contains(&folder_of(&shop)), "the tool error names the file: {text}");
+    assert!(text.contains("shop"), "{text}");
+    client.cancel().await.unwrap();
+}
