@@ -218,8 +218,21 @@ fn a_fifo_a_link_to_a_device_or_an_oversized_file_is_refused_at_once() {
     let question = serde_json::json!({"tool": "submit_sql", "args": {"sql": SQL}}).to_string();
     let (model, db) = (s.model.to_str().unwrap(), s.db.to_str().unwrap());
     let ask = [
-        "ask", "--json", "--seed", "7", "--ctx", "2048", "--max-episode-tokens", "900", "--prompt-from", prompt,
-        "--model", model, "--db", db, &question,
+        "ask",
+        "--json",
+        "--seed",
+        "7",
+        "--ctx",
+        "2048",
+        "--max-episode-tokens",
+        "900",
+        "--prompt-from",
+        prompt,
+        "--model",
+        model,
+        "--db",
+        db,
+        &question,
     ];
     let limit = std::time::Duration::from_secs(120);
     let replace = |how: &dyn Fn(&std::path::Path)| {

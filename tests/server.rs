@@ -133,7 +133,9 @@ fn qwen35_through_llama_server_reuses_everything_before_each_turn() {
     h.append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
     let mut server_side = RemoteGenerator::new(&pool, Sampling { temperature: 0.0, top_p: 1.0, top_k: 0 });
     server_side.begin_markup(&prompt.shared_prefix(), 1).unwrap();
-    server_side.append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX).unwrap();
+    server_side
+        .append_markup(&prompt.first_turn(&prompt.user_turn("How many orders?", None).unwrap()), usize::MAX)
+        .unwrap();
     assert_eq!(h.ids(), server_side.ids());
 }
 

@@ -283,8 +283,9 @@ mod tests {
             t,
             "<|im_end|>\n<|im_start|>user\nTool result:\n2 tables: a, b\n\n[4 tool turns left before you must answer]<|im_end|>\n<|im_start|>assistant\n<think>\n"
         );
-        let t = tool_result_turn(&[("a".into(), "1".into()), ("b".into(), "2".into())], 0, Some(LimitReason::TurnsUsed))
-            .render();
+        let t =
+            tool_result_turn(&[("a".into(), "1".into()), ("b".into(), "2".into())], 0, Some(LimitReason::TurnsUsed))
+                .render();
         assert!(t.contains("[1] a\n1\n\n[2] b\n2"));
         assert!(t.contains("[Exploration limit reached]"));
         assert_eq!(budget_line(1), "[1 tool turn left before you must answer]");
@@ -340,7 +341,10 @@ You have a limited number of tool turns; each tool result tells you how many are
         // Rendered, the turns are byte for byte the ChatML text they always were.
         assert_eq!(p.shared_prefix().render(), format!("<|im_start|>system\n{}<|im_end|>\n", p.system));
         let user = p.user_turn("Q", None).unwrap();
-        assert_eq!(p.first_turn(&user).render(), format!("<|im_start|>user\n{}<|im_end|>\n{ASSISTANT_OPEN}", user.render()));
+        assert_eq!(
+            p.first_turn(&user).render(),
+            format!("<|im_start|>user\n{}<|im_end|>\n{ASSISTANT_OPEN}", user.render())
+        );
     }
 
     #[test]

@@ -356,9 +356,9 @@ impl Pool {
             Tokenizer::Local(t) => t
                 .encode(text, first, parse_special)
                 .map_err(|message| RemoteError::BadResponse { url: "local tokenizer".into(), message }),
-            Tokenizer::Server => self
-                .with_server(None, |s| s.tokenize(text, first, parse_special, &self.model))
-                .map(|(v, _)| v),
+            Tokenizer::Server => {
+                self.with_server(None, |s| s.tokenize(text, first, parse_special, &self.model)).map(|(v, _)| v)
+            }
         }
     }
 
