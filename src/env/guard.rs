@@ -180,10 +180,10 @@ impl GuardedConnection {
                             auth_long_step.store(true, Ordering::Relaxed);
                         }
                     }
-                    AuthAction::Function { function_name } => {
-                        if LONG_STEP_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(function_name)) {
-                            auth_long_step.store(true, Ordering::Relaxed);
-                        }
+                    AuthAction::Function { function_name }
+                        if LONG_STEP_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(function_name)) =>
+                    {
+                        auth_long_step.store(true, Ordering::Relaxed);
                     }
                     _ => {}
                 }

@@ -200,7 +200,7 @@ pub struct Pool {
     tokenizer: Tokenizer,
     options: PoolOptions,
     /// Whether a `<|…|>` string is one special token on the servers, as asked of them.
-    specials: std::sync::Mutex<std::collections::HashMap<String, bool>>,
+    specials: Box<std::sync::Mutex<std::collections::HashMap<String, bool>>>,
 }
 
 /// `url` without the `user:password@` of its authority, if any: a status is shown to callers.
