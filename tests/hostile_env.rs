@@ -9,7 +9,6 @@
 //! process); the in-process calls are all in one test, because abandoned statements are counted
 //! across the process.
 
-#[allow(dead_code)]
 mod common;
 
 use std::path::{Path, PathBuf};

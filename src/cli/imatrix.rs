@@ -139,7 +139,7 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
             bar.set_message("tokens");
         }
         ImatrixEvent::Source { source, sequences, tokens } => {
-            bar.suspend(|| eprintln!("{}: {sequences} sequences, {tokens} tokens", escape_line(&source.to_string())));
+            bar.suspend(|| eprintln!("{}: {sequences} sequences, {tokens} tokens", escape_line(source)));
         }
         _ => {}
     })?;
