@@ -51,7 +51,7 @@ fn main() -> anyhow::Result<()> {
                     t[0] = vocab.bos();
                 }
                 Sequence {
-                    prefix: String::new(),
+                    prefix: Default::default(),
                     prefix_tokens: 0,
                     tokens: t,
                     sampled: (first + 1..ctx).map(|p| (p, 0)).collect(),
