@@ -92,33 +92,9 @@ fn serve(stub: &Stub, extra: &[&str]) -> Server {
 
 /// `sqale serve ARGS` with the open-file limit (`ulimit -n`) set to `files`.
 fn serve_with_file_limit(files: u32, args: &[String]) -> Server {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -n {files} && exec \"$0\" serve \"$@\""))
-        .arg(bin())
-        .args(args)
-        .args(["--listen", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sqale serve");
-    let stderr = child.stderr.take().expect("stderr");
-    let log = Arc::new(Mutex::new(String::new()));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let sink = log.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                let _ = tx.send(rest.split('/').next().unwrap_or_default().to_string());
-            }
-            sink.lock().unwrap().push_str(&(line + "\n"));
-        }
-    });
-    let Ok(addr) = rx.recv_timeout(Duration::from_secs(60)) else {
-        let _ = child.kill();
-        panic!("sqale serve did not start: {}", log.lock().unwrap());
-    };
-    Server { child, url: format!("http://{addr}"), log }
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("ulimit -n {files} && exec \"$0\" serve \"$@\"")).arg(bin()).args(args);
+    Server::spawn(cmd)
 }
 
 fn addr(s: &Server) -> String {

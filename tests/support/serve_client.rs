@@ -33,11 +33,16 @@ impl Server {
 
     /// [`Server::start`] with environment variables `env` set for the server.
     pub fn start_with_env(bin: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(bin)
-            .arg("serve")
-            .args(args)
+        let mut cmd = Command::new(bin);
+        cmd.arg("serve").args(args).envs(env.iter().copied());
+        Server::spawn(cmd)
+    }
+
+    /// Starts `cmd` (a `sqale serve` command line, or one that execs it) on 127.0.0.1 and a free
+    /// port, and waits for it to say where it listens.
+    pub fn spawn(mut cmd: Command) -> Server {
+        let mut child = cmd
             .args(["--listen", "127.0.0.1:0"])
-            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
