@@ -94,8 +94,9 @@ pub struct Model {
     /// tokenise differently from training).
     nfc: bool,
     /// The texts of the vocabulary's control (and unknown) tokens: what llama.cpp reads as
-    /// special only with special-token parsing on.
-    controls: Vec<String>,
+    /// special only with special-token parsing on. Listed on first use (a walk over the whole
+    /// vocabulary that commands tokenizing no markup never pay).
+    controls: std::sync::OnceLock<Vec<String>>,
     /// Whether the multi-token-prediction head was loaded.
     mtp: bool,
     /// Whether any matrix is of a type llama.cpp's tiled K-quant kernel takes.
@@ -150,9 +151,8 @@ impl Model {
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
         let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
-        let controls = control_texts(&model);
         Ok(Model {
-            controls,
+            controls: std::sync::OnceLock::new(),
             tiled_weights,
             nfc: matches!(pre.as_str(), "qwen2" | "qwen35"),
             model,
@@ -238,7 +238,8 @@ impl Model {
     /// plain span is plain characters); `add_bos` as for [`Model::tokenize`].
     pub fn tokenize_markup(&self, markup: &crate::generate::Markup, add_bos: bool) -> Vec<LlamaToken> {
         use crate::generate::Fragment;
-        let find = |t: &str| crate::generate::find_first_of(t, &self.controls);
+        let controls = self.controls.get_or_init(|| control_texts(&self.model));
+        let find = |t: &str| crate::generate::find_first_of(t, controls);
         let mut tokens = Vec::new();
         for (i, fragment) in markup.fragments(&find).iter().enumerate() {
             let bos = add_bos && i == 0;
