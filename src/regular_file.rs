@@ -9,7 +9,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// What a path named instead of a regular file, in words (`a directory`, `a FIFO`, ...).
+/// What a path names, in words: `a regular file`, or what it is instead (`a directory`,
+/// `a named pipe (FIFO)`, `a character device`, ...).
 pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_file() {
@@ -22,21 +23,46 @@ pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     {
         use std::os::unix::fs::FileTypeExt;
         if t.is_fifo() {
-            return "a FIFO (named pipe)";
+            return "a named pipe (FIFO)";
         }
         if t.is_socket() {
             return "a socket";
         }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_char_device() {
+            return "a character device";
         }
     }
     "not a regular file"
 }
 
+/// What [`open`] found instead of a regular file: the payload of its
+/// [`io::ErrorKind::InvalidInput`] error ([`not_regular`] reads it back).
+#[derive(Debug)]
+struct NotRegular {
+    message: String,
+    kind: &'static str,
+}
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// What the path was, when `e` is [`open`]'s refusal of something that is not a regular file
+/// (`a directory`, `a named pipe (FIFO)`, ...).
+pub fn not_regular(e: &io::Error) -> Option<&'static str> {
+    e.get_ref()?.downcast_ref::<NotRegular>().map(|n| n.kind)
+}
+
 /// Opens `path` for reading if it is a regular file (a symbolic link to one is followed); a FIFO,
-/// device, socket or directory is an [`io::ErrorKind::InvalidInput`] error saying which, and
-/// nothing blocks.
+/// device, socket or directory is an [`io::ErrorKind::InvalidInput`] error saying which
+/// ([`not_regular`]), and nothing blocks.
 pub fn open(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -48,10 +74,9 @@ pub fn open(path: &Path) -> io::Result<File> {
     let file = options.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is {}, not a regular file", path.display(), kind_of(&meta)),
-        ));
+        let kind = kind_of(&meta);
+        let message = format!("{} is {kind}, not a regular file", path.display());
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, NotRegular { message, kind }));
     }
     Ok(file)
 }
@@ -91,13 +116,15 @@ mod tests {
         assert!(made.success());
         let e = open(&fifo).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert!(e.to_string().contains("is a named pipe (FIFO), not a regular file"), "{e}");
+        assert_eq!(not_regular(&e), Some("a named pipe (FIFO)"));
         let e = open(Path::new("/dev/zero")).unwrap_err();
-        assert!(e.to_string().contains("a device"), "{e}");
+        assert!(e.to_string().contains("a character device"), "{e}");
         let link = dir.path().join("zero.bin");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(read_at_most(&link, 1 << 20).unwrap_err().to_string().contains("a device"));
+        assert!(read_at_most(&link, 1 << 20).unwrap_err().to_string().contains("a character device"));
         assert!(open(dir.path()).unwrap_err().to_string().contains("a directory"));
+        assert_eq!(not_regular(&io::Error::other("x")), None);
     }
 
     #[test]

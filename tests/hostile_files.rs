@@ -194,7 +194,7 @@ fn unpack_refuses_what_is_not_a_regular_file_without_hanging() {
     let fifo = w.join("pipe.tar");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let cases: [(&dyn AsRef<std::ffi::OsStr>, &str); 3] =
-        [(&"/dev/zero", "is a device"), (&w, "is a directory"), (&fifo, "is a FIFO")];
+        [(&"/dev/zero", "is a character device"), (&w, "is a directory"), (&fifo, "is a named pipe (FIFO)")];
     for (path, says) in cases {
         let mut child = sqale_cmd(&cache, &[&"unpack", path]).stderr(Stdio::piped()).spawn().unwrap();
         let status = wait_or_kill(&mut child, 600);

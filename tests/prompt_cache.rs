@@ -243,8 +243,8 @@ fn a_fifo_a_link_to_a_device_or_an_oversized_file_is_refused_at_once() {
     let zero = |p: &std::path::Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap();
     let huge = |p: &std::path::Path| std::fs::File::create(p).unwrap().set_len(1 << 40).unwrap();
     for (how, message) in [
-        (&fifo as &dyn Fn(&std::path::Path), "is a FIFO (named pipe), not a regular file"),
-        (&zero, "is a device, not a regular file"),
+        (&fifo as &dyn Fn(&std::path::Path), "is a named pipe (FIFO), not a regular file"),
+        (&zero, "is a character device, not a regular file"),
         (&huge, "more than the"),
     ] {
         replace(how);

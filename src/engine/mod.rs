@@ -75,7 +75,7 @@ pub enum EngineError {
     ModelNotAFile {
         /// The path.
         path: PathBuf,
-        /// What it is (`a directory`, `a FIFO (named pipe)`, ...).
+        /// What it is (`a directory`, `a named pipe (FIFO)`, ...).
         kind: &'static str,
     },
     /// The file is not a GGUF file llama.cpp can read: damaged, truncated, or something else.

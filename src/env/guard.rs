@@ -299,33 +299,10 @@ fn check_regular_file(path: &Path) -> Result<(), EnvError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(EnvError::NotFound(path.to_path_buf())),
         Err(e) => return Err(EnvError::Unreadable { path: path.to_path_buf(), source: e }),
     };
-    let kind = meta.file_type();
-    if kind.is_file() {
+    if meta.is_file() {
         return Ok(());
     }
-    let what = if kind.is_dir() { "a directory" } else { special_file_kind(&kind) };
-    Err(EnvError::NotAFile { path: path.to_path_buf(), kind: what })
-}
-
-#[cfg(unix)]
-fn special_file_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else {
-        "not a regular file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_file_kind(_: &std::fs::FileType) -> &'static str {
-    "not a regular file"
+    Err(EnvError::NotAFile { path: path.to_path_buf(), kind: crate::regular_file::kind_of(&meta) })
 }
 
 /// The `file:` URI that opens `path` read-only and `immutable`: no journal, WAL or lock file is

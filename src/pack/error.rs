@@ -235,7 +235,7 @@ pub enum PackError {
     NotAFile {
         /// The path.
         path: PathBuf,
-        /// What it is ("a directory", "a device", ...).
+        /// What it is ("a directory", "a character device", ...).
         kind: String,
     },
     /// A binary was asked for, but the archive has none.

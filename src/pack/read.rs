@@ -52,14 +52,9 @@ pub(super) fn verify(
 /// Opens the archive if it is a regular file: a folder, device, FIFO or socket is refused
 /// saying which, without blocking or reading it.
 fn open_archive(archive: &Path) -> Result<std::fs::File, PackError> {
-    crate::regular_file::open(archive).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidInput => {
-            let kind = std::fs::metadata(archive)
-                .map(|m| crate::regular_file::kind_of(&m).to_string())
-                .unwrap_or_else(|_| "not a regular file".into());
-            PackError::NotAFile { path: archive.to_path_buf(), kind }
-        }
-        _ => PackError::Io { path: archive.to_path_buf(), source: e },
+    crate::regular_file::open(archive).map_err(|e| match crate::regular_file::not_regular(&e) {
+        Some(kind) => PackError::NotAFile { path: archive.to_path_buf(), kind: kind.to_string() },
+        None => PackError::Io { path: archive.to_path_buf(), source: e },
     })
 }
 
