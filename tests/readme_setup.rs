@@ -85,3 +85,23 @@ fn the_readme_set_up_works_through_sudo_for_a_normal_user() {
     let sudo_calls = log.lines().filter(|l| *l == "sudo").count();
     assert!(apt_calls >= 2 && sudo_calls == apt_calls, "every apt-get goes through sudo:\n{log}");
 }
+
+/// A machine whose Node.js came from NodeSource has `npm` already, and Debian's `npm` package
+/// conflicts with it ("nodejs : Conflicts: npm"): the set-up installs `npm` only where the command
+/// is missing.
+#[test]
+fn the_readme_set_up_installs_npm_only_where_it_is_missing() {
+    let installs_npm = |log: &str| log.lines().any(|l| l.starts_with("apt-get install") && l.split(' ').any(|w| w == "npm"));
+    let dir = tempfile::tempdir().unwrap();
+    stand_ins(dir.path(), false);
+    let (ok, log, stderr) = run_setup(dir.path(), true);
+    assert!(ok, "{stderr}\n{log}");
+    assert!(installs_npm(&log), "a machine without npm gets it:\n{log}");
+
+    let dir = tempfile::tempdir().unwrap();
+    stand_ins(dir.path(), false);
+    write_script(&dir.path().join("bin/npm"), "#!/bin/bash\necho 11.0.0\n");
+    let (ok, log, stderr) = run_setup(dir.path(), true);
+    assert!(ok, "the set-up failed where npm is there:\n{stderr}\n{log}");
+    assert!(!installs_npm(&log), "npm is installed over NodeSource's:\n{log}");
+}
