@@ -18,7 +18,7 @@ use crate::defaults;
 use crate::env::{EnvError, Environment, Limits};
 use crate::generate::{Counters, Finish, GenerateError, Generator, TurnCache};
 use crate::prompt::{self, LimitReason, Prompt, PromptError};
-use crate::protocol::{self, Parsed};
+use crate::protocol::{self, Calls, Parsed};
 use crate::tools::Tool;
 
 /// How an episode ended.
@@ -77,6 +77,9 @@ pub struct Settings {
     pub seed: u32,
     /// Bounds on each tool call.
     pub limits: Limits,
+    /// How tool calls are written: free, as in training, or held to the catalogue's grammar
+    /// (docs/constrained-calls.md).
+    pub calls: Calls,
 }
 
 impl Default for Settings {
@@ -88,6 +91,7 @@ impl Default for Settings {
             max_failed_queries: defaults::MAX_FAILED_QUERIES_IN_A_ROW,
             seed: 0,
             limits: Limits::default(),
+            calls: Calls::Free,
         }
     }
 }
@@ -311,6 +315,10 @@ impl<G: Generator> Agent<G> {
             let (started, first) = (state.started, &mut state.episode.first_token_seconds);
             let completion = match self.generator.complete(room, &mut |t| {
                 first.get_or_insert_with(|| started.elapsed().as_secs_f64());
+            if self.settings.calls.constrained() {
+                let grammar = self.settings.calls.grammar(final_turn);
+                self.generator.constrain(grammar.as_ref()).map_err(AgentError::Generate)?;
+            }
                 on_event(Event::Text(t))
             }) {
                 Ok(c) => c,

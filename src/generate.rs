@@ -302,6 +302,9 @@ pub enum GenerateError {
     /// The backend cannot go on.
     #[error("generation backend failed: {0}")]
     Backend(String),
+    /// Constrained calls were asked of a generator that can't hold a completion to a grammar.
+    #[error("{0} can't hold a completion to a grammar; run the episode with free calls, or on a backend that takes a grammar (llama.cpp, in process or as llama-server)")]
+    NoGrammar(String),
     /// An operation of the backend's library failed.
     #[error("{what} failed: {source}")]
     Failed {
@@ -362,6 +365,15 @@ pub trait Generator {
     /// What a server's cache did for the last completion; `None` for generators without one.
     fn last_cache(&self) -> Option<TurnCache> {
         None
+    }
+
+    /// Holds the completions that follow to `grammar` (`None`: free again). A generator that
+    /// can't refuses with [`GenerateError::NoGrammar`] (a `None` is always taken).
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        match grammar {
+            None => Ok(()),
+            Some(_) => Err(GenerateError::NoGrammar("this generator".into())),
+        }
     }
 }
 
@@ -499,5 +511,9 @@ impl<G: Generator + ?Sized> Generator for &mut G {
 
     fn last_cache(&self) -> Option<TurnCache> {
         (**self).last_cache()
+    }
+
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        (**self).constrain(grammar)
     }
 }

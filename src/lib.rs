@@ -68,6 +68,7 @@ pub mod serve;
 pub mod speculate;
 pub mod system;
 pub mod tools;
+pub mod vote;
 
 /// Output files written whole or not at all (shared with the converter).
 pub use sqale_convert::atomic;

@@ -18,6 +18,7 @@ use clap::Args;
 use sqale::agent::{Agent, Settings};
 use sqale::answer::decimal;
 use sqale::engine::Engine;
+use sqale::protocol::Calls;
 
 use super::ModelArgs;
 use asker::{Asker, Backend, Notes, Options};
@@ -65,6 +66,16 @@ pub struct AskArgs {
     /// Seconds a statement may run before it is stopped.
     #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
+    /// How tool calls are written: `free` (as in training), `constrained` (after the think
+    /// block, held to the tool catalogue's grammar by llama.cpp's grammar sampler) or
+    /// `triggered` (the grammar starts where the model writes `{"tool"`).
+    #[arg(long, default_value_t = Calls::Free)]
+    calls: Calls,
+    /// Run K sampled episodes of the question, batched in one context, each with its own seed
+    /// (the seed, the seed + 1, ...), and answer with the query whose result set most of them
+    /// agree on (docs/constrained-calls.md, "Voting").
+    #[arg(long, value_name = "K")]
+    vote: Option<usize>,
     /// The question (none: a session, see below).
     question: Option<String>,
 }
@@ -79,8 +90,13 @@ pub fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let pulled_prompt = local.as_ref().and_then(|(_, p)| p.as_deref());
     let prompt = sqale::agent::choose_prompt(args.prompt_from.as_deref(), pulled_prompt)?;
     let limits = super::limits(args.sql_timeout)?;
-    let settings =
-        Settings { prompt, max_episode_tokens: args.max_episode_tokens, limits: limits.clone(), ..Settings::default() };
+    let settings = Settings {
+        prompt,
+        max_episode_tokens: args.max_episode_tokens,
+        limits: limits.clone(),
+        calls: args.calls,
+        ..Settings::default()
+    };
     let options = Options { db, evidence: args.evidence.clone(), trace: args.trace, seed: args.seed, format };
     let sampling = &args.model.engine.sampling;
     let backend = |model: String, servers, ctx| Backend {
@@ -92,6 +108,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         top_k: sampling.top_k,
         limits: limits.clone(),
     };
+    if let Some(k) = args.vote {
+        return vote(&args, k, local.as_ref().map(|(p, _)| p.clone()), settings, options);
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     if let Some((model_path, _)) = &local {
         let model = args.model.load_path(model_path)?;
@@ -137,4 +156,68 @@ fn exit_code(answered: bool) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `ask --vote K`: K episodes batched from the shared prompt snapshot, then the vote.
+fn vote(
+    args: &AskArgs,
+    k: usize,
+    model_path: Option<PathBuf>,
+    settings: Settings,
+    options: Options,
+) -> anyhow::Result<ExitCode> {
+    if k == 0 {
+        anyhow::bail!("--vote 0 runs no episode; pass --vote 1 or more (5 is a usual choice), or leave it out");
+    }
+    let Some(question) = args.question.as_deref() else {
+        anyhow::bail!("--vote needs a question: pass it after the flags");
+    };
+    let Some(model_path) = model_path else {
+        anyhow::bail!(
+            "--vote batches its episodes in one in-process context; leave out --server, or ask several times"
+        );
+    };
+    let engine = args.model.engine.engine_options();
+    let ctx = engine.ctx;
+    if let Err(e) = sqale::vote::check_size(k, ctx) {
+        anyhow::bail!("--vote {k}: {e}; pass a smaller --vote, or a smaller --ctx (each episode has --ctx tokens)");
+    }
+    let model = args.model.load_path(&model_path)?;
+    let seed = options.seed.unwrap_or_else(sqale::agent::random_seed);
+    let settings = Settings { seed, ..settings };
+    let (episodes, vote) =
+        sqale::vote::run(&model, engine, &settings, k, question, options.evidence.as_deref(), &options.db)
+            .with_context(|| format!("--vote {k} (each episode has --ctx {ctx} tokens)"))?;
+    let winner = vote.winner.map(|i| &episodes[i]);
+    let sql = winner.and_then(|e| e.sql.clone());
+    if options.format == Format::Json {
+        let out = serde_json::json!({
+            "question": question,
+            "sql": sql,
+            "vote": vote,
+            "summary": vote.summary(),
+            "seed": seed,
+            "episodes": episodes,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).context("writing the vote as JSON")?);
+    } else {
+        match &sql {
+            Some(sql) => println!("{sql}"),
+            None => println!("(no answer)"),
+        }
+        println!("-- vote: {} (seeds {seed} to {})", vote.summary(), seed.wrapping_add(k as u32 - 1));
+        for b in &vote.ballots {
+            let e = &episodes[b.episode];
+            println!(
+                "--   episode {} (seed {}): {}, {} tool calls, group {} ({:?})",
+                b.episode + 1,
+                e.seed,
+                e.ended_by,
+                e.tool_calls,
+                b.group + 1,
+                b.tier
+            );
+        }
+    }
+    Ok(exit_code(sql.is_some() && vote.groups.first().is_some_and(|g| g.tier >= sqale::vote::Tier::Runs)))
 }

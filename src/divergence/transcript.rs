@@ -107,4 +107,8 @@ impl<G: Generator> Generator for Recorder<G> {
     fn last_cache(&self) -> Option<TurnCache> {
         self.inner.last_cache()
     }
+
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        self.inner.constrain(grammar)
+    }
 }

@@ -44,6 +44,8 @@ enum Request {
     Begin { prefix: Markup, seed: u32 },
     Append { tokens: Vec<LlamaToken> },
     Complete { max_tokens: usize, live: Option<Live> },
+    // Holds the completions that follow to a grammar (`None`: free again).
+    Constrain { grammar: Option<crate::protocol::CallGrammar> },
 }
 
 /// What a completion asked with [`SequenceGenerator::set_live`] carries: text is handed on as it
@@ -277,6 +279,10 @@ impl<'m> BatchedEngine<'m> {
             }
             Request::Complete { max_tokens, live } => {
                 if sched.logits.is_empty() {
+            Request::Constrain { grammar } => {
+                sched.seq.grammar = grammar.as_ref().map(|g| self.core.grammar_sampler(g)).transpose()?;
+                Ok(Some(Reply::Done(sched.seq.counters)))
+            }
                     return Err(GenerateError::NothingDecoded);
                 }
                 sched.work = Work::Generate {
@@ -317,7 +323,7 @@ impl<'m> BatchedEngine<'m> {
         let finish = if *generated >= *max {
             Some(Finish::Length)
         } else {
-            let token = sample_from(&mut sched.seq.sampler, &sched.logits);
+            let token = sample_from(&mut sched.seq.sampler, sched.seq.grammar.as_mut(), &sched.logits);
             if self.core.is_stop(token) {
                 Some(Finish::Stop)
             } else {
@@ -536,3 +542,9 @@ impl Generator for SequenceGenerator<'_> {
         self.context_size
     }
 }
+
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        self.cancelled()?;
+        self.ask(Request::Constrain { grammar: grammar.cloned() })?;
+        Ok(())
+    }

@@ -39,6 +39,7 @@ use llama_cpp_2::token::LlamaToken;
 use super::prompt_cache::{DiskCache, PromptCacheError};
 use super::{default_threads, EngineError, EngineOptions, Model};
 use crate::generate::{GenerateError, Markup, PrefixSource};
+use crate::protocol::CallGrammar;
 use crate::speculate::adapt::CostCurve;
 use crate::speculate::Speculate;
 
@@ -409,8 +410,17 @@ impl<'m> Core<'m> {
     /// before them, then samples the row after the last kept one; at most `room` tokens are
     /// taken, drafts included. The sampler is called once per token taken, in the order plain
     /// decoding would call it, and a stop token is never kept as a draft.
-    pub(crate) fn check(&self, sampler: &mut LlamaSampler, first: i32, drafts: &[LlamaToken], room: usize) -> Checked {
-        self.check_with(|row| self.sample(sampler, first + row as i32), drafts, room)
+    /// With a `grammar` sampler, every row is sampled through it first and it accepts each token
+    /// taken, so it advances exactly as in plain decoding (a rejected draft was never sampled).
+    pub(crate) fn check(
+        &self,
+        sampler: &mut LlamaSampler,
+        mut grammar: Option<&mut LlamaSampler>,
+        first: i32,
+        drafts: &[LlamaToken],
+        room: usize,
+    ) -> Checked {
+        self.check_with(|row| self.sample(sampler, grammar.as_deref_mut(), first + row as i32), drafts, room)
     }
 
     /// [`Self::check`] with the token after the `row`-th kept token chosen by `pick` (the
@@ -485,9 +495,28 @@ impl<'m> Core<'m> {
         self.ctx.get().get_logits_ith(index)
     }
 
-    /// Samples from output `index` of the last batch.
-    pub(crate) fn sample(&self, sampler: &mut LlamaSampler, index: i32) -> LlamaToken {
-        sampler.sample(self.ctx.get(), index)
+    /// Samples from output `index` of the last batch; through `grammar` first when there is one.
+    pub(crate) fn sample(
+        &self,
+        sampler: &mut LlamaSampler,
+        grammar: Option<&mut LlamaSampler>,
+        index: i32,
+    ) -> LlamaToken {
+        match grammar {
+            None => sampler.sample(self.ctx.get(), index),
+            Some(g) => sample_from(sampler, Some(g), self.logits(index)),
+        }
+    }
+
+    /// llama.cpp's grammar sampler for `grammar` over this model's vocabulary: lazy (from its
+    /// trigger on) when it has triggers.
+    pub(crate) fn grammar_sampler(&self, grammar: &CallGrammar) -> Result<LlamaSampler, GenerateError> {
+        let made = if grammar.lazy() {
+            LlamaSampler::grammar_lazy_patterns(self.llama(), &grammar.gbnf, "root", &grammar.triggers, &[])
+        } else {
+            LlamaSampler::grammar(self.llama(), &grammar.gbnf, "root")
+        };
+        made.map_err(|e| failed("building the call grammar", e))
     }
 
     /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
@@ -603,13 +632,26 @@ fn failed(what: &'static str, e: impl std::error::Error + Send + Sync + 'static)
 
 /// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a
 /// context (every token as a candidate, in id order), and records the choice in the sampler.
-pub(crate) fn sample_from(sampler: &mut LlamaSampler, logits: &[f32]) -> LlamaToken {
+/// With a `grammar` sampler, it masks the candidates first and accepts the choice too: a chain
+/// of the grammar and then the sampler, as llama.cpp's common sampler puts them.
+pub(crate) fn sample_from(
+    sampler: &mut LlamaSampler,
+    grammar: Option<&mut LlamaSampler>,
+    logits: &[f32],
+) -> LlamaToken {
     let mut candidates = LlamaTokenDataArray::from_iter(
         logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)),
         false,
     );
+    let mut grammar = grammar;
+    if let Some(g) = grammar.as_deref_mut() {
+        candidates.apply_sampler(g);
+    }
     candidates.apply_sampler(sampler);
     let token = candidates.selected_token().unwrap_or(LlamaToken(0));
+    if let Some(g) = grammar {
+        g.accept(token);
+    }
     sampler.accept(token);
     token
 }

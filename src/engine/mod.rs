@@ -410,7 +410,7 @@ impl<'m> Engine<'m> {
 
     fn sample_next(&mut self) -> Result<LlamaToken, GenerateError> {
         let index = self.logits_index.ok_or(GenerateError::NothingDecoded)?;
-        Ok(self.core.sample(&mut self.seq.sampler, index))
+        Ok(self.core.sample(&mut self.seq.sampler, self.seq.grammar.as_mut(), index))
     }
 }
 
@@ -485,5 +485,10 @@ impl Generator for Engine<'_> {
 
     fn context_size(&self) -> usize {
         self.core.per_seq()
+    }
+
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        self.seq.grammar = grammar.map(|g| self.core.grammar_sampler(g)).transpose()?;
+        Ok(())
     }
 }

@@ -29,6 +29,9 @@ pub(super) struct Sequence<'a> {
     pub(super) tokens: Vec<LlamaToken>,
     /// Its sampler (seeded at [`Self::begin`]).
     pub(super) sampler: LlamaSampler,
+    /// llama.cpp's grammar sampler the completions are held to, before [`Self::sampler`]
+    /// (constrained calls); `None` for free text.
+    pub(super) grammar: Option<LlamaSampler>,
     /// What was decoded, reused and generated.
     pub(super) counters: Counters,
     /// Its drafters.
@@ -53,6 +56,7 @@ impl<'a> Sequence<'a> {
             id,
             tokens: Vec::new(),
             sampler: LlamaSampler::greedy(),
+            grammar: None,
             counters: Counters::default(),
             drafting: Drafting::new(core.options()),
         }
@@ -62,6 +66,7 @@ impl<'a> Sequence<'a> {
     /// caller's to clear).
     pub(super) fn reset(&mut self) {
         self.tokens.clear();
+        self.grammar = None;
         self.counters = Counters::default();
         self.drafting.reset();
     }
@@ -150,7 +155,7 @@ impl<'a> Sequence<'a> {
         let drafted = draft.map_or(&[][..], |d| &d.1[..]);
         let checked = match known {
             Some(rest) => core.check_with(|row| rest[row], drafted, room.min(rest.len())),
-            None => core.check(&mut self.sampler, first as i32, drafted, room),
+            None => core.check(&mut self.sampler, self.grammar.as_mut(), first as i32, drafted, room),
         };
         let kept = 1 + checked.accepted;
         if let Some((drafter, _)) = draft {

@@ -80,7 +80,7 @@ pub struct Score {
 
 /// Whether an SQLite error means the text is not SQL at all (as opposed to valid SQL that
 /// fails: unknown table, runtime error, time limit).
-fn is_syntax_error(message: &str) -> bool {
+pub(crate) fn is_syntax_error(message: &str) -> bool {
     message.contains("syntax error")
         || message.contains("incomplete input")
         || message.contains("unrecognized token")

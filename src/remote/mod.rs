@@ -34,6 +34,8 @@ pub struct RemoteGenerator<'p> {
     last_cache: Option<TurnCache>,
     /// Set by [`Self::set_cancel`].
     cancel: Option<Arc<AtomicBool>>,
+    /// The grammar completions are held to ([`Generator::constrain`]).
+    grammar: Option<crate::protocol::CallGrammar>,
 }
 
 impl<'p> RemoteGenerator<'p> {
@@ -49,6 +51,7 @@ impl<'p> RemoteGenerator<'p> {
             counters: Counters::default(),
             last_cache: None,
             cancel: None,
+            grammar: None,
         }
     }
 
@@ -114,6 +117,7 @@ impl Generator for RemoteGenerator<'_> {
         self.ids = self.tokenize(prefix, true)?;
         self.seed = seed;
         self.requests = 0;
+        self.grammar = None;
         self.last_cache = None;
         self.counters = Counters { context_tokens: self.ids.len(), ..Counters::default() };
         if let Some(old) = self.server.take() {
@@ -152,6 +156,7 @@ impl Generator for RemoteGenerator<'_> {
             sampling: self.sampling,
             seed: request_seed(self.seed, self.requests),
             stop_ids: self.pool.stop_ids(),
+            grammar: self.grammar.as_ref(),
         };
         let (reply, server) = self.pool.complete(&req, self.server).map_err(|e| match e {
             RemoteError::ContextOverflow { .. } => {
@@ -196,6 +201,13 @@ impl Generator for RemoteGenerator<'_> {
 
     fn context_size(&self) -> usize {
         self.pool.context()
+    }
+
+    /// Kept for the requests that follow: llama-server takes it as its `grammar` field; vLLM
+    /// refuses the completion ([`RemoteError::Unsupported`]).
+    fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
+        self.grammar = grammar.cloned();
+        Ok(())
     }
 
     fn last_cache(&self) -> Option<TurnCache> {

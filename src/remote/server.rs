@@ -172,6 +172,8 @@ pub struct Request<'a> {
     pub seed: u32,
     /// Token ids that end a completion (`<|im_end|>`, `<|endoftext|>`).
     pub stop_ids: &'a [u32],
+    /// The grammar the completion is held to (constrained calls); `None` for free text.
+    pub grammar: Option<&'a crate::protocol::CallGrammar>,
 }
 
 /// A completion's answer.
@@ -429,7 +431,7 @@ impl Server {
 
     fn complete_llama(&self, req: &Request<'_>) -> Result<Reply, RemoteError> {
         let s = &req.sampling;
-        let body = json!({
+        let mut body = json!({
             "prompt": req.prompt,
             "n_predict": req.max_tokens,
             "temperature": decimal(s.temperature),
@@ -442,6 +444,16 @@ impl Server {
             "cache_prompt": true,
             "stream": false,
         });
+        if let Some(g) = req.grammar {
+            // llama-server's `/completion` takes GBNF; a lazy grammar starts at its patterns
+            // (trigger type 2: a pattern searched for anywhere in the output).
+            body["grammar"] = json!(g.gbnf);
+            if g.lazy() {
+                body["grammar_lazy"] = json!(true);
+                body["grammar_triggers"] =
+                    Value::Array(g.triggers.iter().map(|t| json!({"type": 2, "value": t})).collect());
+            }
+        }
         let v = self.post("/completion", &body)?;
         let mut tokens = ids(&v["tokens"]).ok_or_else(|| self.bad("/completion answered without `tokens`"))?;
         let stop_type = v.get("stop_type").and_then(Value::as_str).unwrap_or("");
@@ -461,6 +473,12 @@ impl Server {
     }
 
     fn complete_vllm(&self, req: &Request<'_>, model: &str) -> Result<Reply, RemoteError> {
+        if req.grammar.is_some() {
+            return Err(RemoteError::Unsupported {
+                url: self.url.clone(),
+                what: "constrained calls need a GBNF grammar that starts after the think block, and vLLM's guided decoding (JSON schema, regex, its own grammar dialect) is not wired to it here; run constrained calls on llama-server or in process, or with free calls on vLLM".into(),
+            });
+        }
         let s = &req.sampling;
         let body = json!({
             "model": model,
