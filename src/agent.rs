@@ -200,6 +200,10 @@ pub struct Episode {
     /// text: time to first token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token_seconds: Option<f64>,
+    /// Tokens of the prompt (system turn, tools, schema and question) when the first turn
+    /// began: they count against the episode's token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<usize>,
 }
 
 /// Why an episode could not run at all. Anything the model does is part of the episode instead.
@@ -394,6 +398,7 @@ impl<G: Generator> Agent<G> {
                 prompt_source: s.prompt.source.clone(),
                 seconds: 0.0,
                 first_token_seconds: None,
+                prompt_tokens: Some(gen.counters().context_tokens),
             },
             env,
             started,

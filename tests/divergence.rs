@@ -169,6 +169,63 @@ fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itse
         html.contains("Mean KLD against file size") && html.matches("<polyline").count() >= 6,
         "report lacks the divergence plots"
     );
+    // llama-perplexity's other figures: Δp and the perplexity ratio, 0 and 1 for the reference.
+    assert_eq!(
+        (reference["mean_dp"]["value"].as_f64(), reference["ppl_ratio"]["value"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    let q40 = d.iter().find(|m| m["model"] == "tiny-untied-q4_0.gguf").unwrap();
+    assert!(
+        q40["ppl_ratio"]["value"].as_f64().unwrap() > 1.0 && q40["rms_dp"]["value"].as_f64().unwrap() > 0.0,
+        "{q40}"
+    );
+    assert!(q40["max_kld"].as_f64().unwrap() >= q40["p999_kld"]["value"].as_f64().unwrap(), "{q40}");
+    assert_eq!(q40["by_question"].as_array().unwrap().len(), 3, "{q40}");
+    // Three questions support no interval: the reports say so instead of printing one.
+    assert_eq!(q40["too_few"]["mean_kld"], "too few to estimate (3 questions; an interval needs 10)", "{q40}");
+    assert!(md.contains("(too few to estimate)"), "{md}");
+
+    // The page opens with the divergence table, a row per model, before execution accuracy.
+    let table = html
+        .split("<table class=\"divergence\">")
+        .nth(1)
+        .expect("the divergence table")
+        .split("</table>")
+        .next()
+        .unwrap();
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    assert!(at("<table class=\"divergence\">") < at("<h2>Execution accuracy</h2>"), "the divergence comes first");
+    assert!(at("<table class=\"divergence\">") < at("Mean KLD against file size"));
+    for head in [
+        "file MiB",
+        "bits / weight",
+        "tensor types",
+        "mean KLD",
+        "median KLD",
+        "p99 KLD",
+        "max KLD",
+        "top-1 %",
+        "mean Δp %",
+        "RMS Δp %",
+        "PPL ratio",
+        "first divergence",
+        "EX − reference",
+    ] {
+        assert!(table.contains(&format!("<th>{head}")), "the table lacks {head:?}: {table}");
+    }
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 6, "{table}");
+    for (row, t) in rows.iter().zip(["f32", "f16", "q8_0", "q6_k", "q4_k_m", "q4_0"]) {
+        assert!(row.contains(&format!("tiny-untied-{t}.gguf")), "{row}");
+        // The reference against itself is the check, 0 by construction: no interval at all.
+        assert_eq!(row.contains("too few to estimate"), t != "f32", "{row}");
+    }
+    // q6_k's rows do not divide into 256-weight blocks here: the row says what the file holds.
+    assert!(rows[3].contains("fallback: ") && rows[3].contains("are not q6_k"), "{}", rows[3]);
+    assert!(rows[5].contains(" q4_0") && !rows[5].contains("fallback"), "{}", rows[5]);
+    // The per-question table sorts by a click (the page's one script); sizes are in MiB.
+    assert!(html.contains("<table class=\"sortable\">") && html.matches("<script>").count() == 1, "no sortable table");
+    assert!(html.contains("GGUF size (MiB)") && !html.contains("(GB)"));
 }
 
 #[test]

@@ -385,6 +385,8 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                     servers: None,
                     weights: None,
                     imatrix: None,
+                    mix: Vec::new(),
+                    fallback: None,
                 },
             )
             .unwrap();
@@ -825,4 +827,71 @@ fn sqale_rows_per_phrasing() {
         sqale::eval::source::open(&format!("sqale:{},{}", queries.display(), schemas.display()), &mut options).unwrap();
     assert_eq!(qs.len(), 1);
     assert_eq!((qs[0].id.as_str(), qs[0].question.as_str(), qs[0].gold_sql.as_str()), ("b", "vague b", "SELECT 2"));
+}
+
+/// A manifest names the built-in demo database as `"demo"` (no copy of `data/demo.sqlite`
+/// needed). An episode under a 600-token budget: `eval` warns that the prompt takes more than
+/// half of it, prints a line per episode and per model when stderr is not a terminal (here a
+/// pipe), and records the time to the first generated token, well before the episode's end.
+#[test]
+fn demo_by_name_budget_warning_progress_lines_and_time_to_first_token() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("bench.jsonl");
+    let q = json!({"id": "d1", "db": "demo", "question": "How many customers are there?", "gold_sql": "SELECT COUNT(*) FROM customers"});
+    std::fs::write(&manifest, format!("{q}\n")).unwrap();
+    let preds = dir.path().join("p.jsonl");
+    std::fs::write(&preds, format!("{}\n", json!({"id": "d1", "sql": "SELECT COUNT(*) FROM customers"}))).unwrap();
+    let scored = dir.path().join("scored");
+    let o = sqale(&[
+        "eval",
+        "score",
+        "--bench",
+        manifest.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "-o",
+        scored.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((s["models"][0]["correct"].as_u64(), s["models"][0]["gold_failed"].as_u64()), (Some(1), Some(0)), "{s}");
+
+    let out = dir.path().join("results");
+    let model = common::test_model();
+    let o = sqale(&[
+        "eval",
+        "--bench",
+        manifest.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--max-episode-tokens",
+        "600",
+        "--ctx",
+        "2048",
+        "--threads",
+        "2",
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let warning = stderr.lines().find(|l| l.starts_with("warning: ")).unwrap_or_else(|| panic!("no warning: {stderr}"));
+    assert!(warning.contains("the prompt takes") && warning.contains("of the episode's 600 tokens"), "{warning}");
+    let label = "SmolLM2-135M-Instruct.Q4_1.gguf";
+    assert!(stderr.contains(&format!("{label}: episode 1/1 d1: ")), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l.starts_with(&format!("{label}: 1 episodes played")) && l.ends_with(" s")),
+        "{stderr}"
+    );
+    let line = std::fs::read_to_string(out.join("episodes.jsonl")).unwrap();
+    let r: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    let e = &r["episode"];
+    let (first, seconds) = (e["first_token_seconds"].as_f64().unwrap(), e["seconds"].as_f64().unwrap());
+    let prompt = e["prompt_tokens"].as_u64().unwrap();
+    eprintln!("prompt {prompt} tokens; first token at {first:.2} s of {seconds:.2} s");
+    assert!(prompt > 300 && warning.contains(&format!("takes {prompt} ")), "{prompt}: {warning}");
+    assert!(first > 0.0 && first < seconds, "first token at {first} s of {seconds} s");
+    assert!(e["tokens"]["generated_tokens"].as_u64().unwrap() > 5, "{e}");
 }

@@ -174,3 +174,56 @@ fn bench_busy_measures_each_level_against_idle() {
     }
     assert_eq!(r["threading"]["pool"], "openmp");
 }
+
+/// A file named for a type may hold others: SmolLM2's rows are 576 wide, not a multiple of a
+/// k-quant's 256-weight blocks, so llama.cpp stores most of a "q3_k_m" file's weights as q4_0
+/// and q5_0. `quantize` says so (the mix it wrote, and a warning with how many fell back and
+/// why), `info --model` shows the mix, and `eval`'s entry for the file labels it a fallback.
+#[test]
+fn quantize_info_and_eval_show_the_types_a_fallback_file_really_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("q3_k_m.gguf");
+    let model = common::test_model();
+    let o = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["quantize", model.to_str().unwrap(), out.to_str().unwrap(), "--type", "q3_k_m", "--allow-requantize"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("MiB") && !stdout.contains(" MB"), "{stdout}");
+    let types = stdout.lines().find(|l| l.starts_with("tensor types: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(types.contains(" q4_0") && types.contains(" f32"), "{types}");
+    let warning =
+        stderr.lines().find(|l| l.contains("quantised tensors are not q3_k_m")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        warning.starts_with("warning: ") && warning.contains("(576 wide)") && warning.contains("256-weight blocks"),
+        "{warning}"
+    );
+    let h = sqale_convert::gguf::read_header(&out).unwrap();
+    let f = sqale_convert::mix::fallback(&h).expect("a fallback");
+    let mix = sqale_convert::mix::type_mix(&h);
+    assert!(!mix.iter().any(|m| m.name == "q3_K"), "no weight of SmolLM2 takes q3_K: {mix:?}");
+    assert!(f.tensors > f.quantised / 2, "most of SmolLM2's weights fall back: {f:?}");
+    assert_eq!(f.tensors, f.into.iter().map(|t| t.tensors).sum::<usize>());
+    eprintln!("{}", f.sentence());
+
+    let i = info(&["--model", out.to_str().unwrap()]);
+    assert_eq!(i["tensor_types"].as_array().unwrap().len(), mix.len(), "{}", i["tensor_types"]);
+    assert_eq!(i["fallback"]["tensors"], f.tensors as u64);
+    let text =
+        Command::new(env!("CARGO_BIN_EXE_sqale")).args(["info", "--model", out.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("tensor types      ") && text.contains("fallback          "), "{text}");
+
+    let entry = sqale::eval::results::ModelEntry::file(&out, 134_515_008);
+    assert_eq!(entry.type_label().as_deref(), Some("q3_k_m, mostly q4_0 (fallback)"), "{entry:?}");
+    assert_eq!(entry.fallback.as_ref(), Some(&f));
+    // A q4_0 file of the same model takes its type everywhere: no fallback.
+    let q4 = dir.path().join("q4_0.gguf");
+    let o = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["quantize", model.to_str().unwrap(), q4.to_str().unwrap(), "--type", "q4_0", "--allow-requantize"])
+        .output()
+        .unwrap();
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("not q4_0"), "{o:?}");
+    assert_eq!(sqale::eval::results::ModelEntry::file(&q4, 1).fallback, None);
+}

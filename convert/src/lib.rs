@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod checkpoint;
 pub mod gguf;
 pub mod imatrix;
+pub mod mix;
 pub mod mtp;
 pub mod quantize;
 pub mod qwen35;
@@ -115,7 +116,7 @@ pub enum ConvertError {
     #[error("{0} needs an importance matrix: without one llama.cpp's quantiser ruins the weights and refuses. Make one with `sqale imatrix --model F16_OR_BF16.gguf` and pass it with --imatrix")]
     NeedsImatrix(QuantType),
     /// The input is already quantised and requantising was not allowed.
-    #[error("{} is already quantised ({from}): quantising it to {to} carries both roundings. Quantise from the f16/bf16 file instead, or pass --allow-requantize to do it anyway (to f32, it dequantises the weights exactly)", input.display())]
+    #[error("{}", requantize_message(input, from, *to))]
     Requantize {
         /// The input file.
         input: PathBuf,
@@ -570,4 +571,20 @@ pub fn convert(
         convert_seconds,
         quantize_seconds,
     })
+}
+
+/// The refusal to requantise `input` (quantised as `from`) to `to`: to f32 nothing is rounded
+/// again (its weights are dequantised exactly), to any other type it is.
+fn requantize_message(input: &Path, from: &str, to: QuantType) -> String {
+    if to == QuantType::F32 {
+        format!(
+            "{} is already quantised ({from}): dequantising it to f32 gives its {from} weights exactly, as a full-precision file no closer to the original model than {from}; allow requantising to make it",
+            input.display()
+        )
+    } else {
+        format!(
+            "{} is already quantised ({from}): quantising it to {to} carries both roundings. Quantise from the f16/bf16 file instead, or allow requantising to do it anyway",
+            input.display()
+        )
+    }
 }

@@ -49,6 +49,10 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let info = SystemInfo::current(estimate);
     if args.json {
         // Through a `Value`: keys sorted, as `sqale info --json` has always printed them.
+    // The tensor types the file really holds (a file named for a type may hold others).
+    let header = args.model.as_deref().and_then(|p| sqale_convert::gguf::read_header(p).ok());
+    let mix = header.as_ref().map(sqale_convert::mix::type_mix).unwrap_or_default();
+    let fallback = header.as_ref().and_then(sqale_convert::mix::fallback);
         let mut value = serde_json::to_value(&info)?;
         if let (Some(cache), Some(obj)) = (cache, value.as_object_mut()) {
             obj.insert("prompt_cache".into(), cache);
@@ -58,6 +62,10 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
+        if let (false, Some(obj)) = (mix.is_empty(), value.as_object_mut()) {
+            obj.insert("tensor_types".into(), serde_json::to_value(&mix)?);
+            obj.insert("fallback".into(), serde_json::to_value(&fallback)?);
+        }
     }
     let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
     let b = &info.build;
@@ -117,6 +125,12 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         println!("  weights           {:>8.2} GiB", gib(m.weights_bytes));
         println!(
             "  KV cache @ {}  {:>8.2} GiB ({}, full-attention layers only)",
+        if !mix.is_empty() {
+            println!("  tensor types      {}", sqale_convert::mix::mix_text(&mix));
+        }
+        if let Some(f) = &fallback {
+            println!("  fallback          {}", f.sentence());
+        }
             m.ctx,
             gib(m.kv_cache_bytes),
             m.kv_cache_type

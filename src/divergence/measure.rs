@@ -28,6 +28,18 @@ impl RefToken {
     pub fn argmax(&self) -> u32 {
         self.top.first().map_or(self.token, |t| t.0)
     }
+
+    /// The probability the reference gives the token it generated: from its top entries, or,
+    /// when the token is not among them, the smaller of the rest of the mass and the least
+    /// probable top entry (an upper bound: it is at most either).
+    pub fn p_own(&self) -> f64 {
+        if let Some(&(_, lp)) = self.top.iter().find(|t| t.0 == self.token) {
+            return (lp as f64).exp();
+        }
+        let top: f64 = self.top.iter().map(|t| (t.1 as f64).exp()).sum();
+        let least = self.top.last().map_or(1.0, |t| (t.1 as f64).exp());
+        (1.0 - top).max(0.0).min(least)
+    }
 }
 
 /// The log of the sum of the exponentials of `logits`, computed stably.
@@ -63,6 +75,11 @@ pub struct Compared {
     pub top1: bool,
     /// The probability the model gives the token the reference generated.
     pub p_token: f64,
+    /// The probability the reference gives its own token ([`RefToken::p_own`]).
+    pub p_ref: f64,
+    /// `ln p_ref − ln p_token`: its mean over tokens is the log of the perplexity ratio
+    /// (model against reference) on the reference's tokens. Probabilities are floored at 1e-30.
+    pub log_ratio: f64,
 }
 
 /// Compares `logits` (a model's, over the whole vocabulary) with the reference's `r`.
@@ -97,7 +114,9 @@ pub fn compare(r: &RefToken, logits: &[f32]) -> Compared {
             }
         },
     );
-    Compared { kld: kld.max(0.0), top1: argmax.0 as u32 == r.argmax(), p_token: lq(r.token).exp() }
+    let (p_token, p_ref) = (lq(r.token).exp(), r.p_own());
+    let log_ratio = p_ref.max(1e-30).ln() - p_token.max(1e-30).ln();
+    Compared { kld: kld.max(0.0), top1: argmax.0 as u32 == r.argmax(), p_token, p_ref, log_ratio }
 }
 
 #[cfg(test)]
@@ -124,6 +143,14 @@ mod tests {
         assert!(cut.kld <= full.kld + 1e-9 && cut.kld > 0.0, "{} vs {}", cut.kld, full.kld);
         assert!(full.top1);
         assert!((full.p_token - (1.2f64 - log_sum_exp(&q)).exp()).abs() < 1e-6);
+        assert!((full.p_ref - (1.0f64 - log_sum_exp(&p)).exp()).abs() < 1e-6);
+        assert!((full.log_ratio - (full.p_ref.ln() - full.p_token.ln())).abs() < 1e-9);
+        // A token outside the reference's top entries: bounded by the rest and the least entry.
+        let mut outside = reference(&p, 2);
+        outside.token = 5;
+        let rest = 1.0 - outside.top.iter().map(|t| (t.1 as f64).exp()).sum::<f64>();
+        let least = (outside.top[1].1 as f64).exp();
+        assert!((outside.p_own() - rest.min(least)).abs() < 1e-6, "{} vs {rest}, {least}", outside.p_own());
     }
 
     #[test]
@@ -131,6 +158,7 @@ mod tests {
         let p = [0.1, 3.0, -2.0, 0.7];
         let same = compare(&reference(&p, 2), &p);
         assert_eq!((same.kld, same.top1), (0.0, true), "{same:?}");
+        assert_eq!((same.p_token - same.p_ref, same.log_ratio), (0.0, 0.0), "{same:?}");
         let other = compare(&reference(&p, 2), &[4.0, 3.0, -2.0, 0.7]);
         assert!(!other.top1 && other.kld > 0.1, "{other:?}");
     }

@@ -241,6 +241,16 @@ pub struct PlaceSums {
     pub top1: usize,
     /// Sum of the probabilities given to the reference's tokens.
     pub p_token: f64,
+    /// Sum of the changes in the reference token's probability, model minus reference (Δp).
+    #[serde(default)]
+    pub dp: f64,
+    /// Sum of the squares of those changes.
+    #[serde(default)]
+    pub dp2: f64,
+    /// Sum of `ln p_ref − ln p_model` at the reference's tokens (the log perplexity ratio,
+    /// summed).
+    #[serde(default)]
+    pub log_ratio: f64,
 }
 
 /// One model's measures on one question (a line of `divergence/records.jsonl`).
@@ -289,6 +299,9 @@ impl DivergenceRecord {
             kld: a.kld + s.kld,
             top1: a.top1 + s.top1,
             p_token: a.p_token + s.p_token,
+            dp: a.dp + s.dp,
+            dp2: a.dp2 + s.dp2,
+            log_ratio: a.log_ratio + s.log_ratio,
         })
     }
 }
@@ -325,6 +338,10 @@ pub fn measure_episode(
         sums.kld += c.kld;
         sums.top1 += c.top1 as usize;
         sums.p_token += c.p_token;
+        let dp = c.p_token - c.p_ref;
+        sums.dp += dp;
+        sums.dp2 += dp * dp;
+        sums.log_ratio += c.log_ratio;
         r.kld.push(c.kld as f32);
         let turn = rt.turn as usize;
         if !c.top1 && !parted[turn] {

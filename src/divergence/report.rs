@@ -85,6 +85,120 @@ pub struct DivergenceSummary {
     pub histogram: Vec<usize>,
     /// Mean seconds of the teacher-forced pass per question.
     pub seconds_per_question: f64,
+    /// The largest per-token KL divergence.
+    #[serde(default)]
+    pub max_kld: f64,
+    /// Mean change in the probability of the reference's token, model minus reference
+    /// (a fraction: −0.01 is one point lower), as llama-perplexity's "Mean Δp".
+    #[serde(default)]
+    pub mean_dp: Stat,
+    /// Root mean square of that change ("RMS Δp").
+    #[serde(default)]
+    pub rms_dp: Stat,
+    /// The model's perplexity over the reference's on the reference's tokens
+    /// (`exp(mean(ln p_ref − ln p_model))`; 1 is no difference).
+    #[serde(default)]
+    pub ppl_ratio: Stat,
+    /// Per question: its tokens, mean KLD and top-1 agreement, in question order.
+    #[serde(default)]
+    pub by_question: Vec<QuestionDivergence>,
+    /// Measures whose interval the sample does not support, and why (`"p999_kld"` →
+    /// `too few to estimate (…)`): the reports print that instead of an interval.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub too_few: BTreeMap<String, String>,
+}
+
+/// One question's divergence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionDivergence {
+    /// The question's id.
+    pub id: String,
+    /// Generated tokens measured.
+    pub tokens: usize,
+    /// Mean KL divergence over them.
+    pub mean_kld: f64,
+    /// Their top-1 agreement, percent.
+    pub top1: f64,
+}
+
+/// Fewest tokens past a percentile for its interval to be shown: a 99th percentile needs 1,000
+/// tokens, a 99.9th 10,000. Below that the percentile is one of the few largest values, and its
+/// interval over resamples is just the span between them.
+pub const MIN_TAIL_TOKENS: f64 = 10.0;
+
+/// Why the interval of quantile `q` over `tokens` tokens of `questions` questions is not shown;
+/// `None` when the sample supports it.
+pub fn too_few_for_quantile(questions: usize, tokens: usize, q: f64) -> Option<String> {
+    let needed = (MIN_TAIL_TOKENS / (1.0 - q)).round() as usize;
+    crate::eval::report::too_few_questions(questions).or_else(|| {
+        (tokens < needed).then(|| {
+            format!("too few to estimate ({tokens} tokens; the {} percentile needs {needed})", percentile_name(q))
+        })
+    })
+}
+
+fn percentile_name(q: f64) -> String {
+    let p = 100.0 * q;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0}th")
+    } else {
+        format!("{p:.1}th")
+    }
+}
+
+impl DivergenceSummary {
+    /// The questions-needed figures (mean KLD, top-1, EX) as the reports print them: a count,
+    /// `–` where no difference was seen, or `too few to estimate` below
+    /// [`crate::eval::report::MIN_QUESTIONS`].
+    pub fn needed_cells(&self) -> [String; 3] {
+        if self.too_few.contains_key("needed") {
+            return std::array::from_fn(|_| "too few to estimate".to_string());
+        }
+        [fmt_needed(self.needed.kld), fmt_needed(self.needed.top1), fmt_needed(self.needed.ex)]
+    }
+
+    /// `value [lo–hi]` of a measure as the reports print it, or `value (too few to estimate)`
+    /// where its interval is not supported (`key` as in [`Self::too_few`]).
+    pub fn shown(&self, key: &str, stat: &Stat, f: &dyn Fn(f64) -> String) -> String {
+        if self.model == self.reference {
+            // The reference against itself is the check (0, or 1, by construction).
+            f(stat.value)
+        } else if self.too_few.contains_key(key) {
+            format!("{} (too few to estimate)", f(stat.value))
+        } else {
+            format!("{} [{}–{}]", f(stat.value), f(stat.ci.0), f(stat.ci.1))
+        }
+    }
+}
+
+/// What a KLD of 0.01, 0.1 and 1 went with in this run, in one sentence: the top-1 agreement of
+/// the questions whose mean KLD was within half a decade of each (every model but the reference
+/// pooled, token-weighted); `None` when no question is near any of them.
+pub fn kld_guidance(summaries: &[DivergenceSummary]) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut any = false;
+    for level in [0.01f64, 0.1, 1.0] {
+        let (lo, hi) = (level / 10f64.sqrt(), level * 10f64.sqrt());
+        let (mut tokens, mut agreed, mut questions) = (0usize, 0.0f64, 0usize);
+        for m in summaries.iter().filter(|m| m.model != m.reference) {
+            for q in m.by_question.iter().filter(|q| q.tokens > 0 && q.mean_kld >= lo && q.mean_kld < hi) {
+                tokens += q.tokens;
+                agreed += q.top1 / 100.0 * q.tokens as f64;
+                questions += 1;
+            }
+        }
+        if tokens > 0 {
+            any = true;
+            parts.push(format!(
+                "near {level}, {:.1} % of tokens kept the reference's most probable token ({questions} question{})",
+                100.0 * agreed / tokens as f64,
+                if questions == 1 { "" } else { "s" }
+            ));
+        } else {
+            parts.push(format!("near {level}, no question"));
+        }
+    }
+    any.then(|| format!("What a KLD means for agreement, in this run: at a question's mean KLD {}.", parts.join("; ")))
 }
 
 /// A small deterministic generator for resampling (SplitMix64): the intervals are the same on
@@ -170,13 +284,20 @@ fn summarise_model(model: &str, records: &[DivergenceRecord], reference: &str, e
     let top1_of = |s: &super::PlaceSums| 100.0 * s.top1 as f64;
     let mut rng = Rng(0x5EED);
     let mut resample = || -> Vec<usize> { (0..measured.len()).map(|_| rng.below(measured.len().max(1))).collect() };
+    let dp_of = |s: &super::PlaceSums| s.dp;
+    let dp2_of = |s: &super::PlaceSums| s.dp2;
+    let ratio_of = |s: &super::PlaceSums| s.log_ratio;
     let (mut means, mut top1s) = (Vec::new(), Vec::new());
+    let (mut dps, mut rmss, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let mut quantiles: [Vec<f64>; 3] = Default::default();
     if !measured.is_empty() {
         for b in 0..RESAMPLES_MEAN {
             let idx = resample();
             means.push(mean_of(&idx, &kld_of));
             top1s.push(mean_of(&idx, &top1_of));
+            dps.push(mean_of(&idx, &dp_of));
+            rmss.push(mean_of(&idx, &dp2_of).sqrt());
+            ratios.push(mean_of(&idx, &ratio_of).exp());
             if b < RESAMPLES_QUANTILE {
                 let mut pooled: Vec<f32> = idx.iter().flat_map(|&i| measured[i].kld.iter().copied()).collect();
                 for (k, q) in [0.5, 0.99, 0.999].into_iter().enumerate() {
@@ -221,7 +342,35 @@ fn summarise_model(model: &str, records: &[DivergenceRecord], reference: &str, e
         top1: questions_needed(measured.len(), half(&top1), 100.0 - top1.value),
         ex,
     };
+    let n = measured.len();
+    let mut too_few = BTreeMap::new();
+    if let Some(why) = crate::eval::report::too_few_questions(n) {
+        for key in ["mean_kld", "median_kld", "top1", "mean_dp", "rms_dp", "ppl_ratio", "needed"] {
+            too_few.insert(key.to_string(), why.clone());
+        }
+    }
+    for (key, q) in [("p99_kld", 0.99), ("p999_kld", 0.999)] {
+        if let Some(why) = too_few_for_quantile(n, tokens, q) {
+            too_few.insert(key.to_string(), why);
+        }
+    }
+    let by_question = measured
+        .iter()
+        .zip(&totals)
+        .map(|(r, t)| QuestionDivergence {
+            id: r.id.clone(),
+            tokens: t.tokens,
+            mean_kld: t.kld / t.tokens.max(1) as f64,
+            top1: 100.0 * t.top1 as f64 / t.tokens.max(1) as f64,
+        })
+        .collect();
     DivergenceSummary {
+        max_kld: pooled.iter().copied().fold(0.0f32, f32::max) as f64,
+        mean_dp: stat(mean_of(&all, &dp_of), interval(dps)),
+        rms_dp: stat(mean_of(&all, &dp2_of).sqrt(), interval(rmss)),
+        ppl_ratio: stat(mean_of(&all, &ratio_of).exp(), interval(ratios)),
+        by_question,
+        too_few,
         model: model.to_string(),
         reference: reference.to_string(),
         questions: measured.len(),
@@ -243,7 +392,7 @@ fn summarise_model(model: &str, records: &[DivergenceRecord], reference: &str, e
 
 /// A small figure readably: four decimals, or three significant digits below 0.01 (a random
 /// model's KLD is 1e-4), 0 as `0`.
-fn fig(x: f64) -> String {
+pub fn fig(x: f64) -> String {
     if x == 0.0 {
         "0".into()
     } else if x.abs() >= 0.01 {
@@ -257,31 +406,57 @@ fn fmt_needed(n: Option<f64>) -> String {
     n.map_or_else(|| "–".into(), |n| format!("{:.0}", n.ceil()))
 }
 
+/// Why intervals were left out, each reason once with the models it holds for (`too few to
+/// estimate (3 questions; an interval needs 10): q8_0.gguf, q4_0.gguf`); the reference, the
+/// check, aside.
+pub fn left_out(summaries: &[DivergenceSummary]) -> Vec<String> {
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for m in summaries.iter().filter(|m| m.model != m.reference) {
+        for why in m.too_few.values() {
+            match reasons.iter_mut().find(|(w, _)| *w == why.as_str()) {
+                Some((_, models)) if !models.contains(&m.model.as_str()) => models.push(&m.model),
+                Some(_) => {}
+                None => reasons.push((why, vec![&m.model])),
+            }
+        }
+    }
+    reasons.into_iter().map(|(why, models)| format!("{why}: {}", models.join(", "))).collect()
+}
+
 /// The divergence section of `summary.md`.
 pub fn markdown(summaries: &[DivergenceSummary]) -> String {
     let Some(first) = summaries.first() else { return String::new() };
     let mut s = format!(
         "\n## Divergence from the reference {}\n\nPer generated token of the reference's own episodes, teacher-forced; KL divergence (reference ‖ model) in nats; [95% bootstrap interval over questions].\n\n\
-         | model | questions | tokens | mean KLD | median | p99 | p99.9 | top-1 % | p(ref token) | s/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+         | model | questions | tokens | mean KLD | median | p99 | p99.9 | max | top-1 % | mean Δp % | RMS Δp % | PPL ratio | p(ref token) | s/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
         first.reference
     );
-    let st = |x: &Stat| format!("{} [{}–{}]", fig(x.value), fig(x.ci.0), fig(x.ci.1));
+    let pct = |x: f64| format!("{:.2}", 100.0 * x);
     for m in summaries {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2} [{:.2}–{:.2}] | {} | {:.1} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |\n",
             m.model,
             m.questions,
             m.tokens,
-            st(&m.mean_kld),
-            st(&m.median_kld),
-            st(&m.p99_kld),
-            st(&m.p999_kld),
-            m.top1.value,
-            m.top1.ci.0,
-            m.top1.ci.1,
+            m.shown("mean_kld", &m.mean_kld, &fig),
+            m.shown("median_kld", &m.median_kld, &fig),
+            m.shown("p99_kld", &m.p99_kld, &fig),
+            m.shown("p999_kld", &m.p999_kld, &fig),
+            fig(m.max_kld),
+            m.shown("top1", &m.top1, &|x| format!("{x:.2}")),
+            m.shown("mean_dp", &m.mean_dp, &pct),
+            m.shown("rms_dp", &m.rms_dp, &pct),
+            m.shown("ppl_ratio", &m.ppl_ratio, &|x| format!("{x:.4}")),
             fig(m.p_token),
             m.seconds_per_question
         ));
+    }
+    let reasons = left_out(summaries);
+    if !reasons.is_empty() {
+        s.push_str(&format!("\nIntervals left out: {}.\n", reasons.join("; ")));
+    }
+    if let Some(g) = kld_guidance(summaries) {
+        s.push_str(&format!("\n{g}\n"));
     }
     s.push_str("\n| model | place | tokens | mean KLD | top-1 % |\n|---|---|--:|--:|--:|\n");
     for m in summaries {
@@ -310,15 +485,10 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
             c("answer")
         ));
     }
-    s.push_str("\nQuestions each measure needs to tell the model from the reference (its 95% interval excluding no difference; from the intervals above, which narrow as 1/√n):\n\n| model | mean KLD | top-1 | EX (paired) |\n|---|--:|--:|--:|\n");
+    s.push_str("\nQuestions each measure needs to tell the model from the reference (its 95% interval excluding no difference; from the intervals above, which narrow as 1/√n; –: no difference seen):\n\n| model | mean KLD | top-1 | EX (paired) |\n|---|--:|--:|--:|\n");
     for m in summaries {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            m.model,
-            fmt_needed(m.needed.kld),
-            fmt_needed(m.needed.top1),
-            fmt_needed(m.needed.ex)
-        ));
+        let [kld, top1, ex] = m.needed_cells();
+        s.push_str(&format!("| {} | {kld} | {top1} | {ex} |\n", m.model));
     }
     for m in summaries {
         for (why, n) in &m.skipped {
@@ -344,6 +514,9 @@ mod tests {
                 kld: klds.iter().map(|&k| k as f64).sum(),
                 top1,
                 p_token: 0.5 * klds.len() as f64,
+                dp: -0.1 * klds.len() as f64,
+                dp2: 0.01 * klds.len() as f64,
+                log_ratio: 0.2 * klds.len() as f64,
             },
         );
         r.first_divergence = vec![None, Some(Place::Sql)];
@@ -377,7 +550,39 @@ mod tests {
         assert_eq!(q.first_divergence.get("same"), Some(&20));
         assert_eq!(q.first_divergence.get("sql"), Some(&20));
         assert_eq!(q.histogram.iter().sum::<usize>(), 200);
+        assert!((q.mean_dp.value + 0.1).abs() < 1e-9 && (q.rms_dp.value - 0.1).abs() < 1e-9, "{q:?}");
+        assert!((q.ppl_ratio.value - 0.2f64.exp()).abs() < 1e-9, "{:?}", q.ppl_ratio);
+        assert!((q.max_kld - 0.03).abs() < 1e-6, "{}", q.max_kld);
+        assert_eq!(q.by_question.len(), 20);
+        // 20 questions support intervals of means; 200 tokens do not support a 99th percentile's.
+        assert!(!q.too_few.contains_key("mean_kld"), "{:?}", q.too_few);
+        assert_eq!(q.too_few["p99_kld"], "too few to estimate (200 tokens; the 99th percentile needs 1000)");
+        assert_eq!(q.too_few["p999_kld"], "too few to estimate (200 tokens; the 99.9th percentile needs 10000)");
         let md = markdown(&s);
         assert!(md.contains("| q4 | 20 | 200 |") && md.contains("not measured: cut"), "{md}");
+        assert!(md.contains("(too few to estimate)") && md.contains("Intervals left out: "), "{md}");
+        assert!(md.contains("too few to estimate (200 tokens; the 99th percentile needs 1000): q4"), "{md}");
+        assert!(!md.contains(": ref"), "the reference is the check, not listed: {md}");
+        // Mean KLDs of 0.01–0.03 sit within half a decade of 0.01, at 90 % agreement.
+        let g = kld_guidance(&s).unwrap();
+        assert!(g.contains("near 0.01, 90.0 % of tokens") && g.contains("near 1, no question"), "{g}");
+    }
+
+    #[test]
+    fn three_questions_are_too_few_for_any_interval() {
+        let records: Vec<DivergenceRecord> = (0..3).map(|q| record("q4", &q.to_string(), &[0.05; 50], 45)).collect();
+        let s = &summarise(&records, "ref", &|_| None)[0];
+        for key in ["mean_kld", "median_kld", "p99_kld", "p999_kld", "top1", "mean_dp", "needed"] {
+            assert_eq!(
+                s.too_few.get(key).map(String::as_str),
+                Some("too few to estimate (3 questions; an interval needs 10)"),
+                "{key}: {:?}",
+                s.too_few
+            );
+        }
+        assert_eq!(s.needed_cells()[0], "too few to estimate");
+        assert_eq!(s.shown("mean_kld", &s.mean_kld, &fig), "0.0500 (too few to estimate)");
+        let md = markdown(std::slice::from_ref(s));
+        assert!(!md.contains('[') || !md.contains("0.0500 ["), "no interval printed: {md}");
     }
 }

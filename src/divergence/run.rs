@@ -22,7 +22,9 @@ use crate::eval::jsonl;
 pub struct ReferenceInfo {
     /// Its label in the reports.
     pub label: String,
-    /// Its file's size in bytes.
+    /// Bytes of its weights (llama.cpp's model size: the tensors only, so less than the file's
+    /// size in `models.json` by the header and vocabulary). Part of the identity a folder is
+    /// checked against.
     pub bytes: u64,
     /// Its architecture (`general.architecture`).
     pub architecture: String,
@@ -231,7 +233,7 @@ fn write_lines<'a, T: Serialize + 'a>(
 }
 
 fn describe(info: &ReferenceInfo) -> String {
-    format!("{} (top {} per token, {} bytes)", info.label, info.top_k, info.bytes)
+    format!("{} (top {} per token, {} bytes of weights)", info.label, info.top_k, info.bytes)
 }
 
 fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<(), DivergenceError> {

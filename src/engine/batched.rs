@@ -75,7 +75,8 @@ impl Live {
 /// The scheduler's answer to a request.
 enum Reply {
     Done(Counters),
-    /// Text generated so far and not yet handed on (live completions only).
+    /// Text generated so far and not yet handed on (live completions; for the others, one
+    /// empty piece when the first token is sampled).
     Text(String),
     Completed(Completion, Counters),
     Failed(GenerateError),
@@ -229,17 +230,26 @@ impl<'m> BatchedEngine<'m> {
                 match m {
                     Message::Finished(t) => on_done(t),
                     Message::WorkerExit => workers -= 1,
-                    Message::Request(i, r) => match self.accept(&mut scheduled[i], r) {
-                        Ok(None) => {}
-                        Ok(Some(reply)) => {
-                            scheduled[i].work = Work::Idle;
-                            let _ = replies[i].send(reply);
+                    Message::Request(i, r) => {
+                        // A completion whose text comes in one piece at its end still says when
+                        // its first token was sampled (an empty piece): time to first token.
+                        let starts = matches!(&r, Request::Complete { live: None, .. });
+                        match self.accept(&mut scheduled[i], r) {
+                            Ok(None) => {
+                                if starts {
+                                    let _ = replies[i].send(Reply::Text(String::new()));
+                                }
+                            }
+                            Ok(Some(reply)) => {
+                                scheduled[i].work = Work::Idle;
+                                let _ = replies[i].send(reply);
+                            }
+                            Err(e) => {
+                                scheduled[i].work = Work::Idle;
+                                let _ = replies[i].send(Reply::Failed(e));
+                            }
                         }
-                        Err(e) => {
-                            scheduled[i].work = Work::Idle;
-                            let _ = replies[i].send(Reply::Failed(e));
-                        }
-                    },
+                    }
                 }
             }
             self.generate_step(&mut scheduled, &replies)?;
@@ -269,6 +279,10 @@ impl<'m> BatchedEngine<'m> {
                 }
                 Ok(Some(Reply::Done(sched.seq.counters)))
             }
+            Request::Constrain { grammar } => {
+                sched.seq.grammar = grammar.as_ref().map(|g| self.core.grammar_sampler(g)).transpose()?;
+                Ok(Some(Reply::Done(sched.seq.counters)))
+            }
             Request::Append { tokens } => {
                 let needed = sched.seq.tokens.len() + tokens.len();
                 if needed > self.core.per_seq() {
@@ -279,10 +293,6 @@ impl<'m> BatchedEngine<'m> {
             }
             Request::Complete { max_tokens, live } => {
                 if sched.logits.is_empty() {
-            Request::Constrain { grammar } => {
-                sched.seq.grammar = grammar.as_ref().map(|g| self.core.grammar_sampler(g)).transpose()?;
-                Ok(Some(Reply::Done(sched.seq.counters)))
-            }
                     return Err(GenerateError::NothingDecoded);
                 }
                 sched.work = Work::Generate {
@@ -441,7 +451,9 @@ impl<'m> BatchedEngine<'m> {
 }
 
 /// A worker's view of its sequence: a [`Generator`] whose decoding happens in the scheduler's
-/// shared batches. Generated text reaches `on_text` in one piece when the completion ends.
+/// shared batches. Generated text reaches `on_text` in one piece when the completion ends,
+/// after an empty piece when its first token is sampled (so a caller timing the first text
+/// sees when generation began).
 pub struct SequenceGenerator<'m> {
     model: &'m Model,
     send: Box<dyn Fn(Request) -> bool + Send + 'm>,
@@ -541,10 +553,10 @@ impl Generator for SequenceGenerator<'_> {
     fn context_size(&self) -> usize {
         self.context_size
     }
-}
 
     fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
         self.cancelled()?;
         self.ask(Request::Constrain { grammar: grammar.cloned() })?;
         Ok(())
     }
+}

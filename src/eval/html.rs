@@ -1,7 +1,11 @@
-//! A self-contained HTML report (no scripts, no external files): summary and runs tables, SVG
-//! plots of EX by model and difficulty, accuracy against file size and against seconds per
-//! question, the `ended_by` mix, and every question with each model's SQL, whether it was right,
-//! and its episode trace one click away (`<details>`, which needs no script).
+//! A self-contained HTML report (no external files): with a reference, it opens with each
+//! model's divergence (file size, bits per weight, the tensor types the file really holds, KLD
+//! figures, top-1, Δp, perplexity ratio, first divergence, EX and its paired difference), KLD
+//! against size, and a per-question KLD table that sorts by a click (the page's one script,
+//! present only then); then summary and runs tables, SVG plots of EX by model and difficulty,
+//! accuracy against file size and against seconds per question, the `ended_by` mix, and every
+//! question with each model's SQL, whether it was right, and its episode trace one click away
+//! (`<details>`, which needs no script).
 //!
 //! SVG text is laid out from an estimate of its width ([`text_width`], generous on purpose):
 //! point labels are moved until they overlap neither each other nor other points, and nothing
@@ -14,6 +18,7 @@ use super::report::{self, Summary};
 use super::results::{Models, SummaryFile};
 use super::Record;
 use crate::agent::Episode;
+use crate::divergence::report::{fig, DivergenceSummary, Stat};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -338,14 +343,16 @@ fn pairs(summary: &SummaryFile) -> String {
                 .collect();
             format!("they disagree on {}: {}", p.disagreements.len(), links.join(", "))
         };
+        let interval = match report::too_few_questions(p.n) {
+            Some(why) => format!("interval {}", esc(&why)),
+            None => format!("95% CI {:+.1} to {:+.1}", p.diff_ci.0, p.diff_ci.1),
+        };
         let _ = write!(
             s,
-            "<p>{} − {}: <b>{:+.1}</b> points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {agreement}</p>",
+            "<p>{} − {}: <b>{:+.1}</b> points EX ({interval}) on {} common questions; {agreement}</p>",
             esc(&p.b),
             esc(&p.a),
             p.diff,
-            p.diff_ci.0,
-            p.diff_ci.1,
             p.n
         );
     }
@@ -354,7 +361,7 @@ fn pairs(summary: &SummaryFile) -> String {
 
 /// The runs table: file size, parameters, and each model's last run (speed, memory).
 fn runs(summary: &SummaryFile) -> String {
-    let rows: Vec<(usize, [String; 8])> = summary
+    let rows: Vec<(usize, [String; 9])> = summary
         .models
         .iter()
         .enumerate()
@@ -566,25 +573,138 @@ tr.differ td.q{border-left:4px solid #f28e2b} tr.differ .q .mark{color:#f28e2b} 
 pre{white-space:pre-wrap;word-break:break-word;margin:.3em 0;font-size:12px} pre.sql{background:#f6f8fa;padding:4px} \
 details summary{cursor:pointer;color:#0550ae;font-size:12px} .trace{border-left:2px solid #ddd;padding-left:8px;margin:.3em 0} \
 .turn .head{font-size:12px;color:#555;margin-top:.4em} .turn>pre{max-height:24em;overflow:auto} .call{font-size:12px} .call pre{background:#fafafa;max-height:16em;overflow:auto} \
-.call.bad code{color:#c62828} .cut{color:#777;font-style:italic} h2{margin-top:1.6em}";
+.call.bad code{color:#c62828} .cut{color:#777;font-style:italic} h2{margin-top:1.6em} \
+table.questions td{overflow-wrap:anywhere} table.questions .note{overflow-wrap:anywhere} \
+table.divergence{font-size:12px} table.divergence td,table.divergence th{padding:2px 4px} \
+table.divergence td.types{min-width:9em;max-width:15em;text-align:left;font-size:11px} \
+table.divergence small{display:inline-block;max-width:7.5em;line-height:1.15;white-space:normal} \
+table.divergence td.types small{max-width:none} table.divergence small,table.sortable small{color:#555} \
+small.few{color:#8a5a00} small.warn{color:#b3261e} \
+.guide{font-size:14px;background:#f6f8fa;border-left:4px solid #4e79a7;padding:4px 8px;max-width:60em} \
+table.sortable th{cursor:pointer} table.sortable th[data-dir=asc]::after{content:' ▲'} table.sortable th[data-dir=desc]::after{content:' ▼'}";
 
-/// The divergence section: mean KLD against file size (with its interval), and how per-token
-/// KLD is distributed, per model; empty without a reference.
-fn divergence(summary: &SummaryFile) -> String {
+/// A model's colour: its place among the played models, else (a model measured with
+/// `--kld-only`) after them, by its place in the divergence summaries.
+fn model_colour(summary: &SummaryFile, model: &str) -> &'static str {
+    match summary.models.iter().position(|m| m.model == model) {
+        Some(i) => color(i),
+        None => color(summary.models.len() + summary.divergence.iter().position(|m| m.model == model).unwrap_or(0)),
+    }
+}
+
+/// A divergence figure and its interval as a table cell, or `too few to estimate` in place of
+/// the interval where the sample does not support one; `data-v` holds the value for sorting.
+fn stat_cell(d: &DivergenceSummary, key: &str, stat: &Stat, f: &dyn Fn(f64) -> String) -> String {
+    if d.model == d.reference {
+        // The reference against itself: 0 (or 1) by construction, the check; no interval.
+        return format!("<td data-v=\"{}\">{}</td>", stat.value, esc(&f(stat.value)));
+    }
+    let under = match d.too_few.get(key) {
+        Some(why) => format!("<small class=\"few\" title=\"{}\">too few to estimate</small>", esc(why)),
+        None => format!("<small>[{}–{}]</small>", esc(&f(stat.ci.0)), esc(&f(stat.ci.1))),
+    };
+    format!("<td data-v=\"{}\">{}<br>{under}</td>", stat.value, esc(&f(stat.value)))
+}
+
+/// The table the page opens with when the run had a reference: per model, its file (size, bits
+/// per weight, the tensor types it really holds), its divergence (mean, median, p99 and max KLD,
+/// top-1 agreement, mean and RMS Δp, perplexity ratio, where it first parts per turn) and its EX
+/// with the paired difference from the reference.
+fn divergence_table(summary: &SummaryFile) -> String {
     let d = &summary.divergence;
-    let Some(first) = d.first() else { return String::new() };
-    let colour = |model: &str| color(summary.models.iter().position(|m| m.model == model).unwrap_or(0));
+    let colour = |model: &str| model_colour(summary, model);
+    let mut s = String::from(
+        "<table class=\"divergence\"><thead><tr><th>model</th><th>file MiB</th><th>bits / weight</th><th>tensor types (count)</th>\
+         <th>mean KLD</th><th>median KLD</th><th>p99 KLD</th><th>max KLD</th><th>top-1 %</th><th>mean Δp %</th><th>RMS Δp %</th>\
+         <th>PPL ratio</th><th>first divergence (turns)</th><th>EX %</th><th>EX − reference</th></tr></thead><tbody>",
+    );
+    let pct = |x: f64| format!("{:+.2}", 100.0 * x);
+    let rms = |x: f64| format!("{:.2}", 100.0 * x);
+    for m in d {
+        let entry = summary.runs.get(&m.model);
+        let _ = write!(
+            s,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}{}</td>",
+            colour(&m.model),
+            esc(&m.model),
+            if m.model == m.reference { " <small>(reference)</small>" } else { "" }
+        );
+        match entry {
+            Some(e) if e.bytes > 0 => {
+                let _ = write!(s, "<td>{}</td>", report::mib(e.bytes));
+            }
+            _ => s.push_str("<td>–</td>"),
+        }
+        match entry.and_then(|e| e.bits_per_weight()) {
+            Some(b) => {
+                let _ = write!(s, "<td>{b:.2}</td>");
+            }
+            None => s.push_str("<td>–</td>"),
+        }
+        let mix = entry.map(|e| e.mix_text()).unwrap_or_default();
+        let mut types = if mix.is_empty() { "–".to_string() } else { esc(&mix) };
+        if let Some(f) = entry.and_then(|e| e.fallback.as_ref()) {
+            let _ = write!(types, "<br><small class=\"warn\">fallback: {}</small>", esc(&f.sentence()));
+        }
+        if let Some(im) = entry.and_then(|e| e.imatrix.as_deref()) {
+            let _ = write!(types, "<br><small>importance matrix {}</small>", esc(im));
+        }
+        let _ = write!(s, "<td class=\"types\">{types}</td>");
+        s.push_str(&stat_cell(m, "mean_kld", &m.mean_kld, &fig));
+        s.push_str(&stat_cell(m, "median_kld", &m.median_kld, &fig));
+        s.push_str(&stat_cell(m, "p99_kld", &m.p99_kld, &fig));
+        let _ = write!(s, "<td data-v=\"{}\">{}</td>", m.max_kld, fig(m.max_kld));
+        s.push_str(&stat_cell(m, "top1", &m.top1, &|x| format!("{x:.2}")));
+        s.push_str(&stat_cell(m, "mean_dp", &m.mean_dp, &pct));
+        s.push_str(&stat_cell(m, "rms_dp", &m.rms_dp, &rms));
+        s.push_str(&stat_cell(m, "ppl_ratio", &m.ppl_ratio, &|x| format!("{x:.4}")));
+        let turns: usize = m.first_divergence.values().sum();
+        let parts: Vec<String> = ["same", "thinking", "tool call", "sql", "answer"]
+            .iter()
+            .filter_map(|k| m.first_divergence.get(*k).filter(|n| **n > 0).map(|n| format!("{n} {k}")))
+            .collect();
+        let _ = write!(s, "<td class=\"types\">{turns} turns: {}</td>", esc(&parts.join(", ")));
+        match summary.models.iter().find(|x| x.model == m.model) {
+            Some(x) => {
+                let _ = write!(s, "<td>{:.1}<br><small>{} of {}</small></td>", x.ex, x.correct, x.n);
+            }
+            None => s.push_str("<td>–<br><small>not played</small></td>"),
+        }
+        let paired = summary.paired.iter().find(|p| p.b == m.model && p.a == m.reference);
+        match paired {
+            Some(p) => {
+                let interval = match report::too_few_questions(p.n) {
+                    Some(why) => format!("<small class=\"few\" title=\"{}\">too few to estimate</small>", esc(&why)),
+                    None => format!("<small>[{:+.1} to {:+.1}]</small>", p.diff_ci.0, p.diff_ci.1),
+                };
+                let _ = write!(s, "<td>{:+.1} points<br>{interval}</td>", p.diff);
+            }
+            None => s.push_str("<td>–</td>"),
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+/// Mean KLD against file size (MiB), with each model's 95% interval as a whisker; files
+/// quantised with an importance matrix are diamonds.
+fn kld_against_size(summary: &SummaryFile) -> String {
+    // The reference (0 by construction) is left out: its full-precision size would squeeze the
+    // quantisations into a corner.
+    let d: Vec<DivergenceSummary> = summary.divergence.iter().filter(|m| m.model != m.reference).cloned().collect();
+    let colour = |model: &str| model_colour(summary, model);
+    let mib: Vec<Option<f64>> = d
+        .iter()
+        .map(|m| summary.runs.get(&m.model).filter(|e| e.bytes > 0).map(|e| e.bytes as f64 / 1048576.0))
+        .collect();
+    if mib.iter().all(Option::is_none) {
+        return String::new();
+    }
     let mut s = format!(
-        "<h2>Divergence from the reference</h2><p class=\"note\">Teacher-forced along {}'s own episodes; KL divergence (reference ‖ model), nats, per generated token. Details in summary.md.</p>",
-        esc(&first.reference)
+        "<figure><figcaption>Mean KLD against file size (whiskers: 95% interval; the reference, 0 by construction, left out)</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
     );
-    // Mean KLD against file size.
-    let gb: Vec<Option<f64>> = d.iter().map(|m| summary.runs.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
-    let _ = write!(
-        s,
-        "<figure><figcaption>Mean KLD against file size</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
-    );
-    let (xmax, xstep, xdec) = ticks(gb.iter().flatten().copied().fold(0.0, f64::max));
+    let (xmax, xstep, xdec) = ticks(mib.iter().flatten().copied().fold(0.0, f64::max));
     let (ymax, ystep, ydec) = ticks(d.iter().map(|m| m.mean_kld.ci.1.max(m.mean_kld.value)).fold(0.0, f64::max));
     let px = |x: f64| L + (R - L) * x / xmax;
     let py = |y: f64| (H - B) - (H - B - T) * y / ymax;
@@ -603,8 +723,8 @@ fn divergence(summary: &SummaryFile) -> String {
         let y = py(v);
         let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{v:.ydec$}</text><line x1=\"{L}\" y1=\"{y:.1}\" x2=\"{R}\" y2=\"{y:.1}\" stroke=\"#eee\"/>", L - 4.0, y + 3.0);
     }
-    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">GGUF size (GB)</text><text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">mean KLD (nats)</text>", (L + R) / 2.0, H - 6.0, H / 2.0, H / 2.0);
-    let shown: Vec<(usize, f64)> = gb.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
+    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">GGUF size (MiB)</text><text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">mean KLD (nats)</text>", (L + R) / 2.0, H - 6.0, H / 2.0, H / 2.0);
+    let shown: Vec<(usize, f64)> = mib.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))).collect();
     let points: Vec<(f64, f64)> = shown.iter().map(|&(i, x)| (px(x), py(d[i].mean_kld.value))).collect();
     let labels: Vec<String> = shown.iter().map(|&(i, _)| d[i].model.clone()).collect();
     for ((&(i, x), &(cx, cy)), (lx, ly, end)) in shown.iter().zip(&points).zip(place_labels(&points, &labels, 10.0)) {
@@ -617,8 +737,8 @@ fn divergence(summary: &SummaryFile) -> String {
             py(m.mean_kld.ci.1)
         );
         let entry = summary.runs.get(&m.model);
-        let kind = entry.and_then(|e| e.weights.as_deref()).map(|w| format!(", {w}")).unwrap_or_default();
-        let title = format!("{}: {x:.2} GB{kind}, mean KLD {:.4}", m.model, m.mean_kld.value);
+        let kind = entry.and_then(|e| e.type_label()).map(|w| format!(", {w}")).unwrap_or_default();
+        let title = format!("{}: {x:.1} MiB{kind}, mean KLD {}", m.model, fig(m.mean_kld.value));
         match entry.and_then(|e| e.imatrix.as_deref()) {
             // A file quantised with an importance matrix is a diamond.
             Some(imatrix) => {
@@ -652,6 +772,97 @@ fn divergence(summary: &SummaryFile) -> String {
             esc(&weighed.join("; "))
         );
     }
+    s
+}
+
+/// Per question, each model's mean KLD and top-1 agreement, in a table that sorts by a click on
+/// a column's head (the page's one script), the worst question of each model first a click
+/// away.
+fn kld_by_question(summary: &SummaryFile) -> String {
+    let d: Vec<&DivergenceSummary> = summary.divergence.iter().filter(|m| m.model != m.reference).collect();
+    if d.is_empty() {
+        return String::new();
+    }
+    let mut ids: Vec<&str> = Vec::new();
+    for m in &d {
+        for q in &m.by_question {
+            if !ids.contains(&q.id.as_str()) {
+                ids.push(&q.id);
+            }
+        }
+    }
+    let mut s = String::from(
+        "<h3>Divergence per question</h3><p class=\"note\">Mean KLD and top-1 agreement over each question's generated tokens; \
+         click a column's head to sort by it (again to reverse).</p><table class=\"sortable\"><thead><tr><th>question</th>",
+    );
+    for m in &d {
+        let _ = write!(s, "<th>{} mean KLD</th><th>{} top-1 %</th>", esc(&m.model), esc(&m.model));
+    }
+    s.push_str("</tr></thead><tbody>");
+    for id in ids {
+        let _ = write!(s, "<tr><td data-v=\"{0}\"><a href=\"#{1}\">{0}</a></td>", esc(id), question_anchor(id));
+        for m in &d {
+            match m.by_question.iter().find(|q| q.id == id) {
+                Some(q) => {
+                    let _ = write!(
+                        s,
+                        "<td data-v=\"{}\">{}</td><td data-v=\"{}\">{:.1}</td>",
+                        q.mean_kld,
+                        fig(q.mean_kld),
+                        q.top1,
+                        q.top1
+                    );
+                }
+                None => s.push_str("<td data-v=\"\">–</td><td data-v=\"\">–</td>"),
+            }
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+/// The one script of the page: a click on a head of a `table.sortable` sorts its rows by that
+/// column (numbers as numbers, by each cell's `data-v`), a second click reverses.
+const SORT_SCRIPT: &str = "<script>document.querySelectorAll('table.sortable').forEach(function(t){\
+t.querySelectorAll('thead th').forEach(function(th,i){th.title='sort';th.addEventListener('click',function(){\
+var asc=th.getAttribute('data-dir')!=='asc';t.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('data-dir');});\
+th.setAttribute('data-dir',asc?'asc':'desc');var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);\
+rows.sort(function(x,y){var a=x.cells[i].getAttribute('data-v'),c=y.cells[i].getAttribute('data-v');\
+if(a===''&&c!=='')return 1;if(c===''&&a!=='')return -1;var na=parseFloat(a),nc=parseFloat(c);\
+var r=(isNaN(na)||isNaN(nc))?String(a).localeCompare(String(c)):na-nc;return asc?r:-r;});\
+rows.forEach(function(r){b.appendChild(r);});});});});</script>";
+
+/// The section the page opens with when the run had a reference: the divergence table, what a
+/// KLD means in this run, KLD against size, and per-question divergence; then the distribution
+/// of per-token KLD and the questions each measure needs. Empty without a reference.
+fn divergence(summary: &SummaryFile) -> String {
+    let d = &summary.divergence;
+    let Some(first) = d.first() else { return String::new() };
+    let colour = |model: &str| model_colour(summary, model);
+    let mut s = format!(
+        "<h2>Divergence from the reference {}</h2><p class=\"note\">Teacher-forced along the reference's own episodes; per generated \
+         token: KL divergence (reference ‖ model, nats), whether the most probable token is the reference's (top-1), and Δp, the \
+         change in the probability of the reference's token; PPL ratio: the model's perplexity over the reference's on those \
+         tokens. [95% bootstrap interval over questions.] File MiB are 2<sup>20</sup> bytes.</p>",
+        esc(&first.reference)
+    );
+    s.push_str(&divergence_table(summary));
+    let reasons = crate::divergence::report::left_out(d);
+    if !reasons.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"note\">Intervals are shown from {} questions on, and a percentile's from {} tokens past it; left out here: {}.</p>",
+            report::MIN_QUESTIONS,
+            crate::divergence::report::MIN_TAIL_TOKENS,
+            esc(&reasons.join("; "))
+        );
+    }
+    if let Some(g) = crate::divergence::report::kld_guidance(d) {
+        let _ = write!(s, "<p class=\"guide\">{}</p>", esc(&g));
+    }
+    s.push_str(&kld_against_size(summary));
+    s.push_str(&kld_by_question(summary));
     // The distribution of per-token KLD: share of tokens per half decade.
     let edges = crate::divergence::report::histogram_edges();
     let bins = edges.len() - 1;
@@ -707,14 +918,50 @@ fn divergence(summary: &SummaryFile) -> String {
     }
     s.push_str(&legend.replace(" data-m=\"\"", ""));
     s.push_str("</svg></figure>");
+    // The questions each measure needs, and the figures per place in the turn.
+    s.push_str("<h3>Questions needed to tell each model from the reference</h3><p class=\"note\">The questions at which a measure's 95% interval would exclude no difference, from the intervals seen (they narrow as 1/√n); –: no difference seen.</p><table><tr><th>model</th><th>mean KLD</th><th>top-1</th><th>EX (paired)</th></tr>");
+    for m in d {
+        let [kld, top1, ex] = m.needed_cells();
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&m.model),
+            esc(&kld),
+            esc(&top1),
+            esc(&ex)
+        );
+    }
+    s.push_str("</table><h3>By place in the turn</h3><table><tr><th>model</th><th>place</th><th>tokens</th><th>mean KLD</th><th>top-1 %</th></tr>");
+    for m in d {
+        for p in &m.by_place {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td></tr>",
+                esc(&m.model),
+                p.place.as_str(),
+                p.tokens,
+                fig(p.mean_kld),
+                p.top1
+            );
+        }
+    }
+    s.push_str("</table>");
+    for m in d {
+        for (why, n) in &m.skipped {
+            let _ = write!(s, "<p class=\"note\">{}: {n} question(s) not measured: {}</p>", esc(&m.model), esc(why));
+        }
+    }
     s
 }
 
 /// The report of a results folder: its summary and records.
 pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
     let models: &Models = &summary.runs;
-    let gb: Vec<Option<f64>> =
-        summary.models.iter().map(|m| models.get(&m.model).map(|e| e.bytes as f64 / 1e9)).collect();
+    let mib: Vec<Option<f64>> = summary
+        .models
+        .iter()
+        .map(|m| models.get(&m.model).filter(|e| e.bytes > 0).map(|e| e.bytes as f64 / 1048576.0))
+        .collect();
     let secs: Vec<Option<f64>> = summary.models.iter().map(|m| Some(m.seconds_per_episode)).collect();
     let questions_n = {
         let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
@@ -722,20 +969,22 @@ pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
         ids.dedup();
         ids.len()
     };
+    // With a reference, the page answers "which quantisation is worse, and by how much" first.
+    let divergence = divergence(summary);
+    let (ex_head, script) = if divergence.is_empty() { ("", "") } else { ("<h2>Execution accuracy</h2>", SORT_SCRIPT) };
+    let models_n = summary.models.len().max(summary.divergence.len());
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqale evaluation</title><style>{STYLE}</style></head><body>\
-         <h1>sqale evaluation</h1><p class=\"note\">{} model{}, {questions_n} question{}.</p>{}{}{}{}{}{}{}{}{}</body></html>\n",
-        summary.models.len(),
-        if summary.models.len() == 1 { "" } else { "s" },
+         <h1>sqale evaluation</h1><p class=\"note\">{models_n} model{}, {questions_n} question{}.</p>{divergence}{ex_head}{}{}{}{}{}{}{}{}{script}</body></html>\n",
+        if models_n == 1 { "" } else { "s" },
         if questions_n == 1 { "" } else { "s" },
         table(&summary.models),
         pairs(summary),
         runs(summary),
         bars(&summary.models),
-        scatter(&summary.models, "Accuracy against file size", "GGUF size (GB)", &gb),
+        scatter(&summary.models, "Accuracy against file size", "GGUF size (MiB)", &mib),
         scatter(&summary.models, "Accuracy against seconds per question", "seconds per episode", &secs),
         ended_by(&summary.models),
-        divergence(summary),
         questions(&summary.models, records)
     )
 }

@@ -21,6 +21,16 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     (100.0 * (c - h).max(0.0), 100.0 * (c + h).min(1.0))
 }
 
+/// Fewest questions an interval over questions is shown for. Below it the reports print "too
+/// few to estimate" instead: an interval from a handful of questions is as narrow or as wide as
+/// chance makes it (three questions answered alike give a paired interval of zero width).
+pub const MIN_QUESTIONS: usize = 10;
+
+/// `None` when `n` questions support an interval; else why not, as the reports print it.
+pub fn too_few_questions(n: usize) -> Option<String> {
+    (n < MIN_QUESTIONS).then(|| format!("too few to estimate ({n} questions; an interval needs {MIN_QUESTIONS})"))
+}
+
 /// One model's summary (over questions whose gold query ran).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
@@ -181,6 +191,16 @@ impl Paired {
     /// The comparison in words, as the reports print it: `b − a: +5.0 points EX (95% CI …) on
     /// 20 common questions; they disagree on 2: q3, q7` (or `they agree on every one`).
     pub fn sentence(&self) -> String {
+        if let Some(why) = too_few_questions(self.n) {
+            return format!(
+                "{} − {}: {:+.1} points EX on {} common questions, interval {why}; {}",
+                self.b,
+                self.a,
+                self.diff,
+                self.n,
+                self.agreement()
+            );
+        }
         format!(
             "{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {}",
             self.b,
@@ -302,15 +322,17 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
     s
 }
 
-/// One model's run as the runs tables show it: file MiB, parameters, `--parallel`, episodes,
+/// One model's run as the runs tables show it: file MiB, weight type (a fallback file named as
+/// such), parameters, `--parallel`, episodes,
 /// episodes/min, aggregate generated tokens/s, peak MiB, and the compute per question
 /// (2 × parameters × tokens decoded per episode, TFLOPs); `–` where unknown.
-pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 8]> {
+pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 9]> {
     let info = models.get(&summary.model)?;
     let run = info.last_run.clone().unwrap_or_default();
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
     Some([
         mib(info.bytes),
+        or_dash(info.type_label()),
         params(info.params),
         or_dash(info.last_run.as_ref().map(|r| r.parallel.to_string())),
         run.episodes.to_string(),
@@ -322,8 +344,9 @@ pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 8]> {
 }
 
 /// The column names of [`run_cells`], after `model`.
-pub const RUN_COLUMNS: [&str; 8] = [
+pub const RUN_COLUMNS: [&str; 9] = [
     "file MiB",
+    "weights",
     "parameters",
     "parallel",
     "episodes",
@@ -396,6 +419,11 @@ mod tests {
         let mut p =
             Paired { a: "a".into(), b: "b".into(), n: 3, diff: 0.0, diff_ci: (0.0, 0.0), disagreements: vec![] };
         assert!(p.sentence().ends_with("they agree on every one"), "{}", p.sentence());
+        // Three questions give no interval, however alike their answers.
+        assert!(p.sentence().contains("too few to estimate (3 questions; an interval needs 10)"), "{}", p.sentence());
+        assert!(!p.sentence().contains("CI"), "{}", p.sentence());
+        p.n = 12;
+        assert!(p.sentence().contains("(95% CI +0.0 to +0.0) on 12 common questions"), "{}", p.sentence());
         p.disagreements = vec![("q1".into(), true, false), ("q3".into(), false, true)];
         assert!(p.sentence().ends_with("they disagree on 2: q1, q3"), "{}", p.sentence());
     }

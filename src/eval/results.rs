@@ -76,6 +76,13 @@ pub struct ModelEntry {
     /// (`quantize.imatrix.file`, and its first dataset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imatrix: Option<String>,
+    /// Every tensor type the file holds, with its tensors and weights, most weights first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix: Vec<sqale_convert::mix::TypeCount>,
+    /// The tensors that could not take the file's type (rows not a multiple of its blocks), and
+    /// what they were stored as instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<sqale_convert::mix::Fallback>,
 }
 
 impl ModelEntry {
@@ -88,8 +95,37 @@ impl ModelEntry {
     /// (`eval --kld-only` measures its divergence only).
     pub fn file(path: &Path, params: u64) -> Self {
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let (weights, imatrix) = quantisation(path);
-        ModelEntry { path: path.display().to_string(), bytes, params, last_run: None, servers: None, weights, imatrix }
+        let q = quantisation(path);
+        ModelEntry {
+            path: path.display().to_string(),
+            bytes,
+            params,
+            last_run: None,
+            servers: None,
+            weights: q.weights,
+            imatrix: q.imatrix,
+            mix: q.mix,
+            fallback: q.fallback,
+        }
+    }
+
+    /// The file's type as the reports show it: the main weight type, or, for a file whose
+    /// tensors fell back from its type, `q3_k_m, mostly q4_0 (fallback)`.
+    pub fn type_label(&self) -> Option<String> {
+        match &self.fallback {
+            Some(f) => Some(f.label(&self.mix)),
+            None => self.weights.clone(),
+        }
+    }
+
+    /// The tensor-type mix in words (`120 q4_0, 58 q5_0, 29 q4_K, 65 f32`); empty when unknown.
+    pub fn mix_text(&self) -> String {
+        sqale_convert::mix::mix_text(&self.mix)
+    }
+
+    /// Bits per weight of the file (its bytes over its parameters), when both are known.
+    pub fn bits_per_weight(&self) -> Option<f64> {
+        (self.params > 0 && self.bytes > 0).then(|| 8.0 * self.bytes as f64 / self.params as f64)
     }
 
     /// The entry of a model run on `servers` (its file and size are the servers' business).
@@ -103,15 +139,26 @@ impl ModelEntry {
             servers: Some(servers),
             weights: None,
             imatrix: None,
+            mix: Vec::new(),
+            fallback: None,
         }
     }
 }
 
-/// A GGUF file's main weight type and its importance matrix, from its header.
-fn quantisation(path: &Path) -> (Option<String>, Option<String>) {
+/// What a GGUF file's header says of its quantisation.
+#[derive(Default)]
+struct Quantisation {
+    weights: Option<String>,
+    imatrix: Option<String>,
+    mix: Vec<sqale_convert::mix::TypeCount>,
+    fallback: Option<sqale_convert::mix::Fallback>,
+}
+
+/// A GGUF file's main weight type, importance matrix, type mix and fallback, from its header.
+fn quantisation(path: &Path) -> Quantisation {
     use sqale_convert::gguf::Value;
     use sqale_convert::quantize::{KEY_IMATRIX_DATASET, KEY_IMATRIX_FILE};
-    let Ok(h) = sqale_convert::gguf::read_header(path) else { return (None, None) };
+    let Ok(h) = sqale_convert::gguf::read_header(path) else { return Quantisation::default() };
     let weights = sqale_convert::quantize::main_type(&h);
     let imatrix = h.get(KEY_IMATRIX_FILE).and_then(Value::as_str).map(|file| {
         match h.get(KEY_IMATRIX_DATASET).and_then(Value::as_str) {
@@ -119,7 +166,12 @@ fn quantisation(path: &Path) -> (Option<String>, Option<String>) {
             None => file.to_string(),
         }
     });
-    (weights.map(str::to_string), imatrix)
+    Quantisation {
+        weights: weights.map(str::to_string),
+        imatrix,
+        mix: sqale_convert::mix::type_mix(&h),
+        fallback: sqale_convert::mix::fallback(&h),
+    }
 }
 
 /// `models.json`: model label → entry.

@@ -68,7 +68,8 @@ pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, 
 }
 
 /// Reads a benchmark: a `.jsonl` manifest (`id, db, question, evidence?, gold_sql,
-/// difficulty?`; `db` relative to the manifest's folder) or a BIRD folder (`dev.json` and
+/// difficulty?`; `db` relative to the manifest's folder, absolute, or `"demo"` for the built-in
+/// demo database) or a BIRD folder (`dev.json` and
 /// `dev_databases/<db_id>/<db_id>.sqlite`).
 pub fn load(source: &Path) -> Result<Vec<Question>, SourceError> {
     if source.is_file() && source.extension().is_some_and(|e| e == "jsonl") {
@@ -188,6 +189,11 @@ fn read(path: &Path) -> Result<String, SourceError> {
     std::fs::read_to_string(path).map_err(|e| SourceError::Io { path: path.to_path_buf(), source: e })
 }
 
+/// The `db` of a manifest line that names the built-in demo database (`sqale ask`'s).
+pub const DEMO: &str = "demo";
+
+/// A JSONL manifest: `db` is `"demo"` (the built-in demo database), a path relative to the
+/// manifest's folder, or an absolute path.
 fn load_manifest(path: &Path) -> Result<Vec<Question>, SourceError> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
@@ -202,7 +208,11 @@ fn load_manifest(path: &Path) -> Result<Vec<Question>, SourceError> {
                 "{e} (expected {{\"id\", \"db\", \"question\", \"gold_sql\", \"evidence\"?, \"difficulty\"?}})"
             ),
         })?;
-        if q.db.is_relative() {
+        if q.db == Path::new(DEMO) {
+            // The built-in demo database, written to the cache once.
+            q.db = crate::demo::demo_db_path()
+                .map_err(|e| SourceError::Io { path: crate::cache::root().join("demo-*.sqlite"), source: e })?;
+        } else if q.db.is_relative() {
             q.db = base.join(&q.db);
         }
         out.push(q);

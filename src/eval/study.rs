@@ -68,7 +68,7 @@ pub struct RunSpec {
     pub kld_only: bool,
     /// The run's seed (each episode's derives from it and the question id).
     pub seed: u32,
-    /// Tokens an episode may hold.
+    /// Tokens an episode may hold, its prompt included.
     pub max_episode_tokens: usize,
     /// How much of each database an episode sees.
     pub schema: SchemaCondition,
@@ -177,6 +177,16 @@ pub enum StudyEvent<'a> {
         record: &'a Record,
         /// The run so far.
         tally: &'a Tally,
+    },
+    /// An episode's prompt took more than half of its token budget (said once per model): the
+    /// budget counts the prompt, so little is left for the model's turns and tool results.
+    PromptLong {
+        /// The model's label.
+        label: &'a str,
+        /// Tokens of the prompt.
+        prompt_tokens: usize,
+        /// The episode's token budget.
+        budget: usize,
     },
     /// Its episodes are done.
     PlayedAll {

@@ -75,7 +75,10 @@ pub(super) struct RunArgs {
     /// Run seed (each episode's seed derives from it and the question id).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u32,
-    /// Tokens an episode may hold.
+    /// Tokens an episode may hold, its prompt included: the system turn (tools and their docs),
+    /// the schema and the question take several hundred before the model writes a token (about
+    /// 535 for SmolLM2 on the demo database), and the turns and tool results get the rest. eval
+    /// warns when the prompt takes more than half.
     #[arg(long, default_value_t = sqale::defaults::MAX_EPISODE_TOKENS)]
     pub(super) max_episode_tokens: usize,
     /// Schema size: the whole database (`full`), only the gold query's tables (`gold`), or

@@ -1,6 +1,12 @@
 //! What `sqale eval` shows while the study runs: a progress bar per step (each model's episodes
 //! with its EX so far, the databases cut, the teacher-forced passes) and a line on stderr for
 //! what needs doing about episodes that failed or were not measured.
+//!
+//! When stderr is not a terminal (a log file, CI), indicatif draws nothing; plain lines take the
+//! bars' place: one per finished episode, and one per step with its elapsed time.
+
+use std::io::IsTerminal;
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::eval::study::{Pass, StudyEvent, Tally};
@@ -26,11 +32,47 @@ fn styled(total: usize, prefix: &str, template: &str, json: bool) -> ProgressBar
 pub(super) struct Progress {
     json: bool,
     bar: Option<ProgressBar>,
+    /// Plain lines instead of bars (stderr is not a terminal, and not `--json`): the step under
+    /// way, its episodes done and in all, and when it started.
+    lines: Option<Step>,
+}
+
+/// A step shown as plain lines.
+struct Step {
+    label: String,
+    done: usize,
+    total: usize,
+    started: Instant,
 }
 
 impl Progress {
     pub(super) fn new(json: bool) -> Self {
-        Progress { json, bar: None }
+        Progress::with_lines(json, !json && !std::io::stderr().is_terminal())
+    }
+
+    /// Plain lines (`lines`) or bars.
+    fn with_lines(json: bool, lines: bool) -> Self {
+        let step = lines.then(|| Step { label: String::new(), done: 0, total: 0, started: Instant::now() });
+        Progress { json, bar: None, lines: step }
+    }
+
+    /// Starts a step of plain lines.
+    fn step(&mut self, label: String, done: usize, total: usize) {
+        if let Some(step) = &mut self.lines {
+            if step.label != label {
+                *step = Step { label, done, total, started: Instant::now() };
+            }
+        }
+    }
+
+    /// The line that ends a step of plain lines: its episodes and elapsed time.
+    fn step_done(&mut self, what: &str) {
+        if let Some(step) = &mut self.lines {
+            if !step.label.is_empty() {
+                eprintln!("{}: {what} in {:.1} s", step.label, step.started.elapsed().as_secs_f64());
+                step.label.clear();
+            }
+        }
     }
 
     /// The bar of the step under way, made by `make` when the step starts.
@@ -47,6 +89,13 @@ impl Progress {
 
     /// Shows one event of the study.
     pub(super) fn show(&mut self, event: StudyEvent<'_>) {
+        let event_end = match &event {
+            StudyEvent::PlayedAll { tally, .. } => {
+                Some(format!("{} episodes played, EX {}", tally.run.episodes, ex(tally)))
+            }
+            StudyEvent::Forced { .. } => self.lines.as_ref().map(|s| format!("{} episodes teacher-forced", s.total)),
+            _ => None,
+        };
         match event {
             StudyEvent::Probing { urls } if !self.json => {
                 eprintln!("probing {} server(s): {}", urls.len(), urls.join(", "))
@@ -61,12 +110,42 @@ impl Progress {
                 self.clear();
                 let template = "{prefix} [{bar:30}] {pos}/{len} EX {msg} ({elapsed}, ETA {eta})";
                 self.bar(|json| styled(total, label, template, json)).set_position(done as u64);
+                self.step(label.to_string(), done, total);
+                if let Some(step) = self.lines.as_ref().filter(|_| done > 0) {
+                    eprintln!("{}: {done} of {} episodes already in the results folder", step.label, step.total);
+                }
             }
-            StudyEvent::Played { tally, .. } => {
+            StudyEvent::Played { tally, record, .. } => {
                 if let Some(pb) = &self.bar {
                     pb.inc(1);
                     pb.set_message(ex(tally));
                 }
+                if let Some(step) = &mut self.lines {
+                    step.done += 1;
+                    let outcome = match (&record.error, record.gold_ok, record.correct) {
+                        (Some(_), ..) => "failed",
+                        (None, false, _) => "gold query failed",
+                        (None, true, true) => "right",
+                        (None, true, false) => "wrong",
+                    };
+                    let ended = record.ended_by.as_deref().map(|e| format!(", ended by {e}")).unwrap_or_default();
+                    eprintln!(
+                        "{}: episode {}/{} {}: {outcome}{ended}, {:.1} s; EX {}",
+                        step.label,
+                        step.done,
+                        step.total,
+                        record.id,
+                        record.seconds,
+                        ex(tally)
+                    );
+                }
+            }
+            StudyEvent::PromptLong { label, prompt_tokens, budget } => {
+                eprintln!(
+                    "warning: {label}: the prompt takes {prompt_tokens} of the episode's {budget} tokens (--max-episode-tokens counts the prompt: \
+                     system turn, tools, schema and question), leaving {} for the model's turns and tool results; raise --max-episode-tokens",
+                    budget.saturating_sub(prompt_tokens)
+                );
             }
             StudyEvent::PlayedAll { tally, served: true, reference, .. } if tally.failed > 0 => {
                 self.clear();
@@ -85,6 +164,11 @@ impl Progress {
                 let pb = self.bar(|json| spinner_bar(0, &prefix, json));
                 pb.set_length(total as u64);
                 pb.set_position(done as u64);
+                self.step(prefix, done, total);
+                if let Some(step) = self.lines.as_mut().filter(|s| done > 0 && done > s.done) {
+                    step.done = done;
+                    eprintln!("{}: episode {done}/{total} teacher-forced", step.label);
+                }
             }
             StudyEvent::Forced { label, pass: Pass::Divergence, skipped } if skipped > 0 && !self.json => {
                 self.clear();
@@ -92,6 +176,10 @@ impl Progress {
             }
             StudyEvent::PlayedAll { .. } | StudyEvent::Forced { .. } => self.clear(),
             _ => {}
+        }
+        // The line that closes a step, with its elapsed time.
+        if let Some(what) = event_end {
+            self.step_done(&what);
         }
     }
 }

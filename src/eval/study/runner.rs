@@ -166,8 +166,15 @@ impl<'s, 'e> Runner<'s, 'e> {
         let on_event = &mut *self.on_event;
         on_event(StudyEvent::Playing { label, total, done });
         let mut tally = Tally::new(self.spec.parallel);
+        let budget = self.spec.max_episode_tokens;
+        let mut warned = false;
         let mut sink = Sink::file(self.out.episodes()).with_progress(|_, _, record| {
             tally.count(record);
+            let prompt = record.episode.as_ref().and_then(|e| e.prompt_tokens).unwrap_or(0);
+            if !warned && 2 * prompt > budget {
+                warned = true;
+                on_event(StudyEvent::PromptLong { label, prompt_tokens: prompt, budget });
+            }
             on_event(StudyEvent::Played { label, record, tally: &tally });
         });
         if let Some(dir) = transcripts {
