@@ -149,6 +149,7 @@ fn convert(e: &anyhow::Error) -> Hint {
         }
         ConvertError::GraftFromHeadlessGguf { .. } => hint("convert the base model without --no-mtp"),
         ConvertError::MissingShard { .. } => hint("e.g. hf download <repo> --local-dir <dir>"),
+        ConvertError::Requantize { .. } => hint("pass --allow-requantize"),
         _ => None,
     })
 }
