@@ -315,14 +315,14 @@ impl<G: Generator> Agent<G> {
             on_event(Event::TurnStart { index: state.episode.turns.len() + 1, final_turn });
             let Some(room) = self.room() else { break self.out_of_room() };
             let turn_start = Instant::now();
-            let used = self.generator.counters().context_tokens;
-            let (started, first) = (state.started, &mut state.episode.first_token_seconds);
-            let completion = match self.generator.complete(room, &mut |t| {
-                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
             if self.settings.calls.constrained() {
                 let grammar = self.settings.calls.grammar(final_turn);
                 self.generator.constrain(grammar.as_ref()).map_err(AgentError::Generate)?;
             }
+            let used = self.generator.counters().context_tokens;
+            let (started, first) = (state.started, &mut state.episode.first_token_seconds);
+            let completion = match self.generator.complete(room, &mut |t| {
+                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
                 on_event(Event::Text(t))
             }) {
                 Ok(c) => c,
