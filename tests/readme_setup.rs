@@ -91,7 +91,8 @@ fn the_readme_set_up_works_through_sudo_for_a_normal_user() {
 /// is missing.
 #[test]
 fn the_readme_set_up_installs_npm_only_where_it_is_missing() {
-    let installs_npm = |log: &str| log.lines().any(|l| l.starts_with("apt-get install") && l.split(' ').any(|w| w == "npm"));
+    let installs_npm =
+        |log: &str| log.lines().any(|l| l.starts_with("apt-get install") && l.split(' ').any(|w| w == "npm"));
     let dir = tempfile::tempdir().unwrap();
     stand_ins(dir.path(), false);
     let (ok, log, stderr) = run_setup(dir.path(), true);

@@ -92,7 +92,7 @@ pub enum ImatrixError {
         reason: String,
     },
     /// The matrix does not belong to the model it is to be used with.
-    #[error("the importance matrix {imatrix} does not belong to {model}: {reason}. Make one for this model: sqale imatrix --model {model}")]
+    #[error("the importance matrix {imatrix} does not belong to {model}: {reason}. Make one for this model")]
     WrongModel {
         /// The importance matrix file.
         imatrix: PathBuf,

@@ -113,7 +113,7 @@ pub enum ConvertError {
     #[error("quantisation failed: {0}")]
     Quantize(String),
     /// The type is one llama.cpp refuses to make without an importance matrix.
-    #[error("{0} needs an importance matrix: without one llama.cpp's quantiser ruins the weights and refuses. Make one with `sqale imatrix --model F16_OR_BF16.gguf` and pass it with --imatrix")]
+    #[error("{0} needs an importance matrix: without one llama.cpp's quantiser ruins the weights and refuses. Make one from the f16/bf16 file and quantise with it")]
     NeedsImatrix(QuantType),
     /// The input is already quantised and requantising was not allowed.
     #[error("{}", requantize_message(input, from, *to))]

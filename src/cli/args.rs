@@ -90,6 +90,20 @@ pub struct EngineArgs {
     /// or `f32`. Both are exact on sqale's CPU build.
     #[arg(long, default_value_t = sqale::engine::KvType::Auto)]
     kv_type: sqale::engine::KvType,
+    #[command(flatten)]
+    pub(crate) exact: ExactArgs,
+}
+
+/// `--exact`: on the commands that run a model in-process, and on `info`, which reports it.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ExactArgs {
+    /// Exact decoding in any batch: a token gets the logits it gets decoded alone, so drafting,
+    /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding, on
+    /// K-quant files too (it switches llama.cpp's tiled K-quant kernel off: slower prefill of
+    /// those files only; see `sqale info` and docs/speculative-decoding.md, "Exactness").
+    /// Refused on a build that can't be exact.
+    #[arg(long)]
+    pub(crate) exact: bool,
 }
 
 impl EngineArgs {
@@ -128,7 +142,7 @@ pub struct ModelArgs {
     #[arg(long, short = 'm')]
     model: Option<PathBuf>,
     #[command(flatten)]
-    pub(super) engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     /// Show llama.cpp's log.
     #[arg(long)]
     verbose: bool,

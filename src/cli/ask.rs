@@ -35,7 +35,7 @@ Exit status: 0 the episode answered (a query was submitted and its rows read), 1
 an answer or its query does not run (standard input: some question's), 2 an error.")]
 pub struct AskArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    pub(crate) model: ModelArgs,
     #[command(flatten)]
     server: super::ServerArgs,
     /// SQLite database (default: the demo database that ships with sqale).

@@ -18,7 +18,7 @@ mod print;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    pub(crate) model: ModelArgs,
     /// Prompt tokens decoded in one go (like llama-bench -p).
     #[arg(long, default_value_t = bench::speed::PROMPT_TOKENS)]
     pp: usize,

@@ -1,4 +1,4 @@
-//! `sqale convert`, `sqale quantize`, `sqale synth`: checkpoints to GGUF, with progress bars.
+//! `sqale convert`: a checkpoint to GGUF, with progress bars (shared with `quantize` and `synth`).
 
 use std::path::PathBuf;
 
@@ -6,10 +6,10 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::printable::escape_line;
-use sqale_convert::synth::Preset;
-use sqale_convert::{ConvertOptions, Graft, IfPresent, Imatrix, Mtp, OutType, Progress, QuantType, QuantizeOptions};
+use sqale_convert::{ConvertOptions, Graft, IfPresent, Mtp, OutType, Progress};
 
-fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
+/// A progress bar of `len` steps named `what` (hidden when `quiet`).
+pub(super) fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
@@ -77,6 +77,7 @@ fn mtp_mode(no_mtp: bool, from: Option<PathBuf>, replace: bool) -> Mtp {
     }
 }
 
+/// Runs `sqale convert`.
 pub fn convert(args: ConvertArgs) -> anyhow::Result<()> {
     let out_type: OutType = args.out_type.parse().map_err(anyhow::Error::msg)?;
     let mtp = mtp_mode(args.no_mtp, args.mtp_from, args.mtp_replace);
@@ -137,132 +138,4 @@ pub fn run_convert(
         pb.finish_and_clear();
     }
     Ok(report)
-}
-
-/// Arguments of `sqale quantize`.
-#[derive(Args, Debug)]
-pub struct QuantizeArgs {
-    /// Input GGUF (f32, f16 or bf16; an already quantised one with --allow-requantize).
-    input: PathBuf,
-    /// Output GGUF.
-    output: PathBuf,
-    /// Type: q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix), or f32 (with --allow-requantize, a quantised file's weights dequantised exactly).
-    #[arg(long = "type", default_value = "q4_k_m")]
-    out_type: String,
-    /// An importance matrix to weigh rounding errors by (`sqale imatrix`, or llama.cpp's
-    /// llama-imatrix): required by iq3_xxs, iq2_s and iq2_xs, and better files for every type
-    /// below q4_k_m.
-    #[arg(long, value_name = "IMATRIX.gguf")]
-    imatrix: Option<PathBuf>,
-    /// Quantise an input that is already quantised (the result carries both roundings), or
-    /// dequantise it with --type f32.
-    #[arg(long)]
-    allow_requantize: bool,
-    /// Threads.
-    #[arg(long, short = 't')]
-    threads: Option<i32>,
-    /// Print the result as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
-    let ty: QuantType = args.out_type.parse().map_err(anyhow::Error::msg)?;
-    // Before the warnings and the matrix: an output that would destroy an input.
-    sqale_convert::quantize::check_output(&args.input, &args.output, ty, args.imatrix.as_deref())?;
-    let imatrix = match &args.imatrix {
-        Some(p) => Some(Imatrix::read(p).with_context(|| format!("reading the importance matrix {}", p.display()))?),
-        None => None,
-    };
-    if args.allow_requantize {
-        let header = sqale_convert::gguf::read_header(&args.input)?;
-        if let Some(from) = sqale_convert::quantize::quantized_type(&header) {
-            if ty != QuantType::F32 {
-                eprintln!(
-                    "warning: {} is already quantised ({from}): the {ty} file carries both roundings, and is worse than one quantised from f16/bf16",
-                    shown(&args.input)
-                );
-            }
-        }
-    }
-    let opts = QuantizeOptions {
-        threads: args.threads,
-        imatrix: imatrix.as_ref().zip(args.imatrix.as_deref()),
-        allow_requantize: args.allow_requantize,
-    };
-    let mut pb: Option<ProgressBar> = None;
-    let t = std::time::Instant::now();
-    let bytes = sqale_convert::quantize(&args.input, &args.output, ty, &opts, &mut |i, n| {
-        pb.get_or_insert_with(|| bar(n as u64, "quantise", args.json)).set_position(i as u64);
-    })?;
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
-    let seconds = t.elapsed().as_secs_f64();
-    if args.json {
-        let report = serde_json::json!({
-            "output": args.output, "type": ty.to_string(), "bytes": bytes, "seconds": seconds,
-            "imatrix": args.imatrix, "allow_requantize": args.allow_requantize,
-        });
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        let with = args.imatrix.as_ref().map(|p| format!(", importance matrix {}", shown(p))).unwrap_or_default();
-        println!("wrote {} ({ty}, {:.1} MB{with}) in {seconds:.1} s", shown(&args.output), bytes as f64 / 1e6);
-    }
-    Ok(())
-}
-
-/// Arguments of `sqale synth`.
-#[derive(Args, Debug)]
-pub struct SynthArgs {
-    /// Dimensions: qwen3.5-2b (the real model's), small (K-quant-sized rows, runs in seconds) or tiny.
-    #[arg(long, default_value = "qwen3.5-2b")]
-    preset: String,
-    /// Folder holding the tokenizer.json (and tokenizer_config.json) to ship with it.
-    #[arg(long)]
-    tokenizer: PathBuf,
-    /// Untied output head (lm_head.weight).
-    #[arg(long)]
-    untied: bool,
-    /// No multi-token-prediction head (by default the checkpoint has a random one, mtp.*, so that
-    /// speculative decoding can be benchmarked on it).
-    #[arg(long)]
-    no_mtp: bool,
-    /// Largest shard in MB.
-    #[arg(long, default_value_t = 2000)]
-    shard_mb: usize,
-    /// Random seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Output folder.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
-}
-
-pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
-    let mut preset = Preset::by_name(&args.preset)
-        .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b, small or tiny", args.preset))?;
-    preset.tied = !args.untied;
-    preset.mtp = !args.no_mtp;
-    let mut pb: Option<ProgressBar> = None;
-    let bytes = sqale_convert::synth::write_checkpoint(
-        &args.output,
-        &preset,
-        &args.tokenizer,
-        args.shard_mb << 20,
-        args.seed,
-        &mut |i, n| {
-            pb.get_or_insert_with(|| bar(n as u64, "shards", false)).set_position(i as u64);
-        },
-    )?;
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
-    println!(
-        "wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)",
-        args.preset,
-        shown(&args.output),
-        bytes as f64 / 1e9
-    );
-    Ok(())
 }

@@ -23,7 +23,7 @@ pub struct EvalArgs {
     #[command(subcommand)]
     sub: Option<EvalSub>,
     #[command(flatten)]
-    run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 #[derive(Subcommand, Debug)]

@@ -16,7 +16,7 @@ use super::args::ModelArgs;
 #[derive(Args, Debug)]
 pub struct ImatrixArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    pub(crate) model: ModelArgs,
     /// Recorded episodes to teacher-force: the results folder of `sqale eval --reference` (its
     /// divergence/transcripts.jsonl) or that file. Repeatable.
     #[arg(long, value_name = "RESULTS_OR_TRANSCRIPTS")]

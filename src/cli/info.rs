@@ -24,6 +24,8 @@ pub struct InfoArgs {
     /// model take it).
     #[arg(long, default_value_t = sqale::engine::KvType::Auto)]
     kv_type: sqale::engine::KvType,
+    #[command(flatten)]
+    pub(crate) exact: super::ExactArgs,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -47,12 +49,12 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         _ => Vec::new(),
     };
     let info = SystemInfo::current(estimate);
-    if args.json {
-        // Through a `Value`: keys sorted, as `sqale info --json` has always printed them.
     // The tensor types the file really holds (a file named for a type may hold others).
     let header = args.model.as_deref().and_then(|p| sqale_convert::gguf::read_header(p).ok());
     let mix = header.as_ref().map(sqale_convert::mix::type_mix).unwrap_or_default();
     let fallback = header.as_ref().and_then(sqale_convert::mix::fallback);
+    if args.json {
+        // Through a `Value`: keys sorted, as `sqale info --json` has always printed them.
         let mut value = serde_json::to_value(&info)?;
         if let (Some(cache), Some(obj)) = (cache, value.as_object_mut()) {
             obj.insert("prompt_cache".into(), cache);
@@ -60,12 +62,12 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         if let (false, Some(obj)) = (types.is_empty(), value.as_object_mut()) {
             obj.insert("memory_per_type".into(), serde_json::to_value(&types)?);
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
         if let (false, Some(obj)) = (mix.is_empty(), value.as_object_mut()) {
             obj.insert("tensor_types".into(), serde_json::to_value(&mix)?);
             obj.insert("fallback".into(), serde_json::to_value(&fallback)?);
         }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
     }
     let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
     let b = &info.build;
@@ -123,14 +125,14 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             m.model, m.architecture, m.layers, m.full_attention_layers, m.recurrent_layers
         );
         println!("  weights           {:>8.2} GiB", gib(m.weights_bytes));
-        println!(
-            "  KV cache @ {}  {:>8.2} GiB ({}, full-attention layers only)",
         if !mix.is_empty() {
             println!("  tensor types      {}", sqale_convert::mix::mix_text(&mix));
         }
         if let Some(f) = &fallback {
             println!("  fallback          {}", f.sentence());
         }
+        println!(
+            "  KV cache @ {}  {:>8.2} GiB ({}, full-attention layers only)",
             m.ctx,
             gib(m.kv_cache_bytes),
             m.kv_cache_type

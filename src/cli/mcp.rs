@@ -12,7 +12,7 @@ use super::serve::{runtime, ServiceArgs, DRAIN_AFTER_FAILURE};
 #[derive(Args, Debug)]
 pub struct McpArgs {
     #[command(flatten)]
-    service: ServiceArgs,
+    pub(crate) service: ServiceArgs,
     /// Serve the eight tools and list_databases only: no model is loaded, no ask_database.
     #[arg(long)]
     tools_only: bool,

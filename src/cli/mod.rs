@@ -12,14 +12,16 @@ mod mcp;
 mod pack;
 mod prompt_cache;
 mod pull;
+mod quantize;
 mod serve;
+mod synth;
 mod tools;
 mod trace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use args::{EngineArgs, ModelArgs, ServerArgs};
+use args::{EngineArgs, ExactArgs, ModelArgs, ServerArgs};
 use clap::{Parser, Subcommand};
 pub use errors::error_text;
 
@@ -33,13 +35,6 @@ const VERSION: &str =
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Exact decoding in any batch: a token gets the logits it gets decoded alone, so drafting,
-    /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding, on
-    /// K-quant files too (it switches llama.cpp's tiled K-quant kernel off: slower prefill of
-    /// those files only; see `sqale info` and docs/speculative-decoding.md, "Exactness").
-    /// Refused on a build that can't be exact.
-    #[arg(long, global = true)]
-    exact: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -53,11 +48,11 @@ enum Command {
     /// Convert a Qwen3.5 safetensors checkpoint to a text-only GGUF (and quantise it).
     Convert(convert::ConvertArgs),
     /// Quantise a GGUF with llama.cpp's quantiser (weighed by an importance matrix, if given).
-    Quantize(convert::QuantizeArgs),
+    Quantize(quantize::QuantizeArgs),
     /// Collect an importance matrix from agent episodes, a benchmark or text, for `quantize --imatrix`.
     Imatrix(imatrix::ImatrixArgs),
     /// Write a synthetic Qwen3.5 checkpoint with random weights.
-    Synth(convert::SynthArgs),
+    Synth(synth::SynthArgs),
     /// Download a model from Hugging Face, convert and quantise it into the cache.
     Pull(pull::PullArgs),
     /// Pack a model from the cache (and a binary) into one archive for an air-gapped site.
@@ -82,7 +77,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    if cli.exact {
+    if cli.command.exact() {
         // Before any command runs llama.cpp, which reads the kernel switch once.
         sqale::engine::make_exact()?;
     }
@@ -94,9 +89,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(a) => tools::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Convert(a) => convert::convert(a),
-        Command::Quantize(a) => convert::quantize(a),
+        Command::Quantize(a) => quantize::quantize(a),
         Command::Imatrix(a) => imatrix::run(a),
-        Command::Synth(a) => convert::synth(a),
+        Command::Synth(a) => synth::synth(a),
         Command::Pull(a) => pull::run(a),
         Command::Pack(a) => pack::pack(a),
         Command::Unpack(a) => pack::unpack(a),
@@ -110,6 +105,21 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 impl Command {
+    /// Whether `--exact` was given (to a command that runs a model, or to `info`).
+    fn exact(&self) -> bool {
+        let flag = match self {
+            Command::Ask(a) => a.model.engine.exact,
+            Command::Bench(a) => a.model.engine.exact,
+            Command::Imatrix(a) => a.model.engine.exact,
+            Command::Eval(a) => a.run.engine.exact,
+            Command::Serve(a) => a.service.model.engine.exact,
+            Command::Mcp(a) => a.service.model.engine.exact,
+            Command::Info(a) => a.exact,
+            _ => return false,
+        };
+        flag.exact
+    }
+
     /// Whether the command writes files through temporary ones and has no signal handling of its
     /// own (`ask`, `serve` and `mcp` have theirs): those are removed on SIGINT or SIGTERM.
     fn writes_files(&self) -> bool {

@@ -20,7 +20,7 @@ use super::{ModelArgs, ServerArgs};
 #[derive(Args, Debug)]
 pub struct ServiceArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    pub(crate) model: ModelArgs,
     #[command(flatten)]
     server: ServerArgs,
     /// A database to answer over, as NAME=PATH (repeat for several). Requests name it by NAME
@@ -49,7 +49,7 @@ pub struct ServiceArgs {
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     #[command(flatten)]
-    service: ServiceArgs,
+    pub(crate) service: ServiceArgs,
     /// Episodes at once: sequences of one context (each of --ctx tokens), or with --server
     /// episodes in flight on the servers.
     #[arg(long, default_value_t = 1)]

@@ -41,6 +41,9 @@ pub enum ImatrixError {
         /// What is wrong, and what to do.
         why: String,
     },
+    /// A path given for recorded episodes holds none.
+    #[error("{}: no recorded episodes here: give the results folder of an evaluation against a reference model (it holds divergence/transcripts.jsonl), or that file", .0.display())]
+    NoEpisodes(PathBuf),
     /// No calibration token was counted.
     #[error("the calibration sources hold no tokens: give recorded episodes, a benchmark to play, or a text file")]
     Empty,
@@ -58,7 +61,7 @@ pub enum ImatrixError {
 /// Where calibration tokens come from.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// Recorded episodes: a results folder of `sqale eval --reference` (its
+    /// Recorded episodes: the results folder of an evaluation against a reference model (its
     /// `divergence/transcripts.jsonl`), that folder itself, or a transcripts file.
     Episodes(PathBuf),
     /// The questions of a benchmark, played by the model first (episodes sampled as `eval`
@@ -185,10 +188,7 @@ pub fn read_episodes(path: &Path) -> Result<Vec<Transcript>, ImatrixError> {
     let file = [path.join("divergence").join("transcripts.jsonl"), path.join("transcripts.jsonl"), path.to_path_buf()]
         .into_iter()
         .find(|p| p.is_file())
-        .ok_or_else(|| ImatrixError::Source {
-            path: path.to_path_buf(),
-            why: "no recorded episodes here: give the results folder of `sqale eval --reference` (it holds divergence/transcripts.jsonl) or that file".into(),
-        })?;
+        .ok_or_else(|| ImatrixError::NoEpisodes(path.to_path_buf()))?;
     let text =
         std::fs::read_to_string(&file).map_err(|e| ImatrixError::Source { path: file.clone(), why: e.to_string() })?;
     let mut out = Vec::new();

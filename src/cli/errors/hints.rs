@@ -7,8 +7,8 @@ use sqale::env::EnvError;
 
 /// The hint for `e`, if a flag fixes it.
 pub(super) fn flag_hint(e: &anyhow::Error) -> Option<String> {
-    let parts: [fn(&anyhow::Error) -> Hint; 10] =
-        [engine, pull, pack, eval, env, remote, pool, databases, agent, convert];
+    let parts: [fn(&anyhow::Error) -> Hint; 11] =
+        [engine, pull, pack, eval, env, remote, pool, databases, agent, imatrix, convert];
     parts.iter().find_map(|part| part(e)).flatten()
 }
 
@@ -133,6 +133,23 @@ fn agent(e: &anyhow::Error) -> Hint {
     })
 }
 
+/// `sqale imatrix`'s errors, and an importance matrix file's (from `imatrix` or a quantisation).
+fn imatrix(e: &anyhow::Error) -> Hint {
+    if let Some(sqale::imatrix::ImatrixError::NoEpisodes(_)) = e.downcast_ref() {
+        return Some(hint("`sqale eval --reference REF.gguf --out DIR` records them; pass --episodes DIR"));
+    }
+    let file = e.downcast_ref::<sqale_convert::imatrix::ImatrixError>().or_else(|| match e.downcast_ref() {
+        Some(sqale_convert::ConvertError::Imatrix(err)) => Some(err),
+        _ => None,
+    })?;
+    Some(match file {
+        sqale_convert::imatrix::ImatrixError::WrongModel { model, .. } => {
+            Some(format!("`sqale imatrix --model {}` makes one", model.display()))
+        }
+        _ => None,
+    })
+}
+
 /// `sqale convert`'s errors, and `sqale pull`'s conversion.
 fn convert(e: &anyhow::Error) -> Hint {
     use sqale_convert::ConvertError;
@@ -149,6 +166,9 @@ fn convert(e: &anyhow::Error) -> Hint {
         }
         ConvertError::GraftFromHeadlessGguf { .. } => hint("convert the base model without --no-mtp"),
         ConvertError::MissingShard { .. } => hint("e.g. hf download <repo> --local-dir <dir>"),
+        ConvertError::NeedsImatrix(_) => {
+            hint("`sqale imatrix --model F16_OR_BF16.gguf` makes one; pass it with --imatrix")
+        }
         ConvertError::Requantize { .. } => hint("pass --allow-requantize"),
         _ => None,
     })

@@ -24,7 +24,7 @@ pub(super) struct MergeArgs {
 
 /// Arguments of a `sqale eval` run (the study).
 #[derive(Args, Debug)]
-pub(super) struct RunArgs {
+pub(crate) struct RunArgs {
     /// Benchmark: a JSONL manifest (`id, db, question, evidence?, gold_sql, difficulty?`), a
     /// BIRD folder (dev.json + dev_databases/), an EHRSQL-style .json file, or `sqale` /
     /// `sqale:QUERIES,SCHEMAS` (Hugging Face dataset ids or local parquet files/folders; the
@@ -61,7 +61,7 @@ pub(super) struct RunArgs {
     #[command(flatten)]
     pub(super) server: crate::cli::ServerArgs,
     #[command(flatten)]
-    pub(super) engine: crate::cli::EngineArgs,
+    pub(crate) engine: crate::cli::EngineArgs,
     /// First N questions only.
     #[arg(long)]
     pub(super) limit: Option<usize>,
