@@ -145,6 +145,25 @@ fn serve_on_a_server_answers_as_ask_does_streams_the_same_events_and_refuses_bad
     drop(local);
     assert_eq!(kinds(&events), kinds(&local_events), "the events of an episode, in order");
 
+    // The OpenAI-compatible endpoints on servers: the databases as models, the same episode.
+    let (status, body) = get(&format!("{}/v1/models", s.url), None);
+    assert_eq!(status, 200, "{body}");
+    let ids: Vec<Value> = serde_json::from_str::<Value>(&body).unwrap()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!("demo"), json!("library")]);
+    let chat = json!({"model": "demo", "seed": 7, "messages": [{"role": "user", "content": question}]});
+    let r = post(&format!("{}/v1/chat/completions", s.url), &chat.to_string(), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let c = r.json();
+    assert_eq!(completions(&c["sqale"]["episode"]), completions(ep), "the same seed, the same episode");
+    let content = c["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(content.starts_with(&format!("```sql\n{sql}\n```")), "{content}");
+    assert!(content.contains("5 rows."), "{content}");
+
     serve_client::check_bad_requests(&s.url, demo.to_str().unwrap());
 
     // Each server's counters.
@@ -155,7 +174,7 @@ fn serve_on_a_server_answers_as_ask_does_streams_the_same_events_and_refuses_bad
     let cached = sample("sqale_server_cached_prompt_tokens_total").unwrap();
     assert!(cached > 0.0 && cached < prompt, "the system prompt came from the server's cache: {cached} of {prompt}");
     assert!(sample("sqale_server_wait_seconds_total").unwrap() > 0.0);
-    assert_eq!(s.metric("sqale_episodes_total{ended_by=\"submit_sql\"}"), Some(2.0));
+    assert_eq!(s.metric("sqale_episodes_total{ended_by=\"submit_sql\"}"), Some(3.0));
     assert_eq!((common::sha256(&demo), common::sha256(&library)), hashes);
     let log = s.log.lock().unwrap().clone();
     assert!(!log.contains("panicked"), "{log}");

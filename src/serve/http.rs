@@ -1,5 +1,6 @@
 //! The HTTP API over a [`Service`]: `POST /v1/ask` (JSON, or server-sent events as the episode
-//! happens), `GET /v1/databases`, `GET /health`, `GET /metrics`, and the web page at `/`.
+//! happens), `GET /v1/databases`, `GET /health`, `GET /metrics`, the web page at `/`, and the
+//! OpenAI-compatible `GET /v1/models` and `POST /v1/chat/completions` ([`super::openai`]).
 //!
 //! Built on `axum` (over `tokio` and `hyper`): the Rust stack most used for this, with body
 //! limits, server-sent events and graceful shutdown built in; connections are served by
@@ -29,6 +30,7 @@ use super::databases::{valid_name, Databases};
 use super::events::EpisodeEvent;
 use super::health::Health;
 use super::host::HostPolicy;
+use super::openai;
 use super::redact::Redactor;
 use super::service::{public_name, EpisodeError, Request, Service, SubmitError, Ticket, Update};
 
@@ -75,6 +77,8 @@ pub struct AppState {
     pub redact: Redactor,
     /// Connection counters (for `/metrics`), written by [`serve`].
     pub connections: Arc<ConnectionStats>,
+    /// When the server started (OpenAI's `created` of its models).
+    pub started: std::time::SystemTime,
 }
 
 impl AppState {
@@ -90,6 +94,7 @@ impl AppState {
             hosts: HostPolicy::default(),
             redact,
             connections: Arc::default(),
+            started: std::time::SystemTime::now(),
         }
     }
 }
@@ -101,10 +106,10 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
 
 /// Seconds a client told "the engine failed" should wait: a supervisor restarts the server, and
 /// the model loads again.
-const RESTART_SECONDS: u64 = 10;
+pub(super) const RESTART_SECONDS: u64 = 10;
 
 /// Seconds a client told "every inference server is down" should wait: a few probes.
-const NO_SERVER_SECONDS: u64 = 2 * super::service::REVIVE_EVERY.as_secs() + 1;
+pub(super) const NO_SERVER_SECONDS: u64 = 2 * super::service::REVIVE_EVERY.as_secs() + 1;
 
 /// A 503 that says when to come back.
 fn unavailable(message: String, retry_after: u64) -> Response {
@@ -119,9 +124,13 @@ fn unavailable(message: String, retry_after: u64) -> Response {
 pub fn router(state: Arc<AppState>) -> Router {
     // The body is read whole, within its time limit, after the key is checked.
     let ask_route = post(ask).layer(axum::middleware::from_fn_with_state(state.clone(), whole_body));
+    let chat_route =
+        post(openai::chat_completions).layer(axum::middleware::from_fn_with_state(state.clone(), whole_body));
     let api = Router::new()
         .route("/v1/ask", ask_route)
         .route("/v1/databases", get(databases))
+        .route("/v1/models", get(openai::models))
+        .route("/v1/chat/completions", chat_route)
         .route("/metrics", get(metrics))
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), authorize));
     Router::new()
@@ -132,6 +141,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here") })
         .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), check_host))
+        .layer(axum::middleware::from_fn(openai::openai_errors))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             error(StatusCode::INTERNAL_SERVER_ERROR, "internal error (the server keeps serving)")
         }))
@@ -341,7 +351,7 @@ fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, Stri
 /// The status and message of an episode's error, for a client: any path of the server's
 /// replaced by its name. The whole message goes to the server's log when it named one, or
 /// when the episode failed.
-fn episode_error(st: &AppState, db: &str, e: &EpisodeError) -> (StatusCode, String) {
+pub(super) fn episode_error(st: &AppState, db: &str, e: &EpisodeError) -> (StatusCode, String) {
     let (status, message) = episode_status(e);
     let shown = st.redact.text(&message).into_owned();
     if shown != message || matches!(e, EpisodeError::Failed(_)) {

@@ -8,6 +8,7 @@
 //! - [`events`]: what callers see: live episode events, the answer and its first rows;
 //! - [`metrics`]: counters and their Prometheus text;
 //! - [`http`]: the HTTP API and the web page (`sqale serve`);
+//! - [`openai`]: the OpenAI-compatible endpoints (chat UIs and OpenAI SDKs);
 //! - [`conn`]: its connections: the header and idle timeout, the cap on connections;
 //! - [`host`]: the names a request may call the server by (DNS rebinding);
 //! - [`redact`]: the server's file paths kept out of everything clients are sent;
@@ -21,6 +22,7 @@ pub mod host;
 pub mod http;
 pub mod mcp;
 pub mod metrics;
+pub mod openai;
 pub mod redact;
 pub mod service;
 
