@@ -259,12 +259,10 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
         None => None,
         Some(t) => match usize::try_from(t) {
             Ok(t) if t > 0 => Some(t),
-            _ => return bad(
-                "invalid_max_tokens",
-                format!(
-                    "max_tokens {t} is not a positive number of tokens (the episode's budget, system prompt included)"
-                ),
-            ),
+            _ => {
+                let why = format!("max_tokens {t} is not a positive number of tokens");
+                return bad("invalid_max_tokens", why + " (the episode's budget, system prompt included)");
+            }
         },
     };
     let db = st.databases.get(&body.model).cloned().ok_or_else(|| {
