@@ -172,7 +172,7 @@ fn recorded_episodes_count_their_shared_prefix_once() {
     let e = imatrix::imatrix(&model, &[Source::Episodes(work.path().join("nothing"))], &setup, &mut |_| {})
         .unwrap_err()
         .to_string();
-    assert!(e.contains("sqale eval --reference"), "{e}");
+    assert!(e.contains("no recorded episodes here") && e.contains("divergence/transcripts.jsonl"), "{e}");
 }
 
 #[test]
