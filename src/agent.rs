@@ -80,6 +80,9 @@ pub struct Settings {
     /// How tool calls are written: free, as in training, or held to the catalogue's grammar
     /// (docs/constrained-calls.md).
     pub calls: Calls,
+    /// Characters of thought a turn held by the whole-turn grammar may hold before it must
+    /// close the thought and call.
+    pub thought_chars: usize,
 }
 
 impl Default for Settings {
@@ -92,6 +95,7 @@ impl Default for Settings {
             seed: 0,
             limits: Limits::default(),
             calls: Calls::Free,
+            thought_chars: defaults::THOUGHT_CHARS,
         }
     }
 }
@@ -316,7 +320,7 @@ impl<G: Generator> Agent<G> {
             let Some(room) = self.room() else { break self.out_of_room() };
             let turn_start = Instant::now();
             if self.settings.calls.constrained() {
-                let grammar = self.settings.calls.grammar(final_turn);
+                let grammar = self.settings.calls.grammar(final_turn, self.settings.thought_chars);
                 self.generator.constrain(grammar.as_ref()).map_err(AgentError::Generate)?;
             }
             let used = self.generator.counters().context_tokens;

@@ -26,6 +26,10 @@ pub const TOP_P: f32 = 0.95;
 /// Top-k cut-off.
 pub const TOP_K: i32 = 20;
 
+/// Characters of thought a turn under `--calls constrained` may hold before the grammar makes it
+/// close the thought and call (about 250 tokens of English).
+pub const THOUGHT_CHARS: usize = 1_000;
+
 /// Tool turns an episode may take before the final answer.
 pub const TOOL_TURNS: usize = 6;
 

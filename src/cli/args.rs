@@ -251,3 +251,18 @@ impl ServerArgs {
         })
     }
 }
+
+/// How a turn's tool calls are written (`ask`, `serve`; `eval` takes several conditions).
+#[derive(Args, Debug, Clone)]
+pub struct CallArgs {
+    /// How tool calls are written: `free` (as in training), `constrained` (the turn held to the
+    /// tool catalogue's grammar by llama.cpp's grammar sampler: a bounded thought, `</think>`,
+    /// then calls) or `triggered` (the grammar starts where the model writes `{"tool"`); see
+    /// docs/constrained-calls.md.
+    #[arg(long, default_value_t = sqale::protocol::Calls::Free)]
+    pub calls: sqale::protocol::Calls,
+    /// With `--calls constrained`: characters of thought a turn may hold before the grammar
+    /// makes it close the thought and call.
+    #[arg(long, default_value_t = defaults::THOUGHT_CHARS as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_thought_chars: u32,
+}

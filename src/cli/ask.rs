@@ -18,7 +18,6 @@ use clap::Args;
 use sqale::agent::{Agent, Settings};
 use sqale::answer::decimal;
 use sqale::engine::Engine;
-use sqale::protocol::Calls;
 
 use super::ModelArgs;
 use asker::{Asker, Backend, Notes, Options};
@@ -66,11 +65,8 @@ pub struct AskArgs {
     /// Seconds a statement may run before it is stopped.
     #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     sql_timeout: f64,
-    /// How tool calls are written: `free` (as in training), `constrained` (after the think
-    /// block, held to the tool catalogue's grammar by llama.cpp's grammar sampler) or
-    /// `triggered` (the grammar starts where the model writes `{"tool"`).
-    #[arg(long, default_value_t = Calls::Free)]
-    calls: Calls,
+    #[command(flatten)]
+    call: super::CallArgs,
     /// Run K sampled episodes of the question, batched in one context, each with its own seed
     /// (the seed, the seed + 1, ...), and answer with the query whose result set most of them
     /// agree on (docs/constrained-calls.md, "Voting").
@@ -94,7 +90,8 @@ pub fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         prompt,
         max_episode_tokens: args.max_episode_tokens,
         limits: limits.clone(),
-        calls: args.calls,
+        calls: args.call.calls,
+        thought_chars: args.call.max_thought_chars as usize,
         ..Settings::default()
     };
     let options = Options { db, evidence: args.evidence.clone(), trace: args.trace, seed: args.seed, format };

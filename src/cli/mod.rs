@@ -21,7 +21,7 @@ mod trace;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use args::{EngineArgs, ExactArgs, ModelArgs, ServerArgs};
+use args::{CallArgs, EngineArgs, ExactArgs, ModelArgs, ServerArgs};
 use clap::{Parser, Subcommand};
 pub use errors::error_text;
 

@@ -36,10 +36,8 @@ pub struct ServiceArgs {
     /// Seconds a statement may run before it is stopped.
     #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     pub(super) sql_timeout: f64,
-    /// How tool calls are written: `free` (as in training), `constrained` or `triggered`
-    /// (held to the tool catalogue's grammar: docs/constrained-calls.md).
-    #[arg(long, default_value_t = sqale::protocol::Calls::Free)]
-    calls: sqale::protocol::Calls,
+    #[command(flatten)]
+    call: super::CallArgs,
     /// Use SYSTEM_PROMPT and USER_TEMPLATE from the reference loop sqale_agent.py.
     #[arg(long)]
     prompt_from: Option<PathBuf>,
@@ -130,8 +128,13 @@ impl ServiceArgs {
         let local = if self.server.any() { None } else { Some(self.model.model_path()?) };
         let pulled_prompt = local.as_ref().and_then(|(_, p)| p.as_deref());
         let prompt = sqale::agent::choose_prompt(self.prompt_from.as_deref(), pulled_prompt)?;
-        let settings =
-            Settings { prompt, limits: super::limits(self.sql_timeout)?, calls: self.calls, ..Settings::default() };
+        let settings = Settings {
+            prompt,
+            limits: super::limits(self.sql_timeout)?,
+            calls: self.call.calls,
+            thought_chars: self.call.max_thought_chars as usize,
+            ..Settings::default()
+        };
         let options = ServiceOptions {
             slots,
             queue,

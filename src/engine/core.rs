@@ -632,28 +632,45 @@ fn failed(what: &'static str, e: impl std::error::Error + Send + Sync + 'static)
 
 /// Samples from saved `logits` exactly as llama.cpp's `llama_sampler_sample` does from a
 /// context (every token as a candidate, in id order), and records the choice in the sampler.
-/// With a `grammar` sampler, it masks the candidates first and accepts the choice too: a chain
-/// of the grammar and then the sampler, as llama.cpp's common sampler puts them.
+///
+/// With a `grammar` sampler, in the order of llama.cpp's common sampler (`common_sampler_sample`,
+/// grammar not first): the chain samples from every candidate; if the grammar accepts that token
+/// it is taken, else the candidates are masked by the grammar and the chain samples again. The
+/// grammar then accepts the choice. A grammar pass over the whole vocabulary is paid only on a
+/// token the grammar refuses, not on every token.
 pub(crate) fn sample_from(
     sampler: &mut LlamaSampler,
     grammar: Option<&mut LlamaSampler>,
     logits: &[f32],
 ) -> LlamaToken {
-    let mut candidates = LlamaTokenDataArray::from_iter(
-        logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)),
-        false,
-    );
-    let mut grammar = grammar;
-    if let Some(g) = grammar.as_deref_mut() {
-        candidates.apply_sampler(g);
-    }
+    let all = || {
+        LlamaTokenDataArray::from_iter(
+            logits.iter().enumerate().map(|(id, &l)| LlamaTokenData::new(LlamaToken(id as i32), l, 0.0)),
+            false,
+        )
+    };
+    let mut candidates = all();
     candidates.apply_sampler(sampler);
-    let token = candidates.selected_token().unwrap_or(LlamaToken(0));
+    let mut token = candidates.selected_token().unwrap_or(LlamaToken(0));
     if let Some(g) = grammar {
+        if !grammar_accepts(g, token) {
+            let mut masked = all();
+            masked.apply_sampler(g);
+            masked.apply_sampler(sampler);
+            token = masked.selected_token().unwrap_or(LlamaToken(0));
+        }
         g.accept(token);
     }
     sampler.accept(token);
     token
+}
+
+/// Whether `grammar` allows `token` next: the grammar applied to that one candidate leaves its
+/// logit finite (llama.cpp's own check in `common_sampler_sample`).
+fn grammar_accepts(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+    let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
+    one.apply_sampler(grammar);
+    one.data.first().is_some_and(|d| d.logit().is_finite())
 }
 
 /// The text of sampled tokens, handed on in whole UTF-8 characters (a token may end inside a

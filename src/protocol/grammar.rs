@@ -4,12 +4,14 @@
 //! The think block stays free. What the grammar holds is the part after it: one or more
 //! `{"tool": NAME, "args": {...}}` objects with the catalogue's names and argument keys, each
 //! argument a JSON string or (a row count) a positive integer, separated by at most a few spaces
-//! or newlines. The turn may end only after a complete call. On the final-answer turn the only
+//! or newlines; at most [`MAX_CALLS_PER_TURN`] of them. The turn may end only after a complete
+//! call. On the final-answer turn the only
 //! call is one `submit_sql`, the form [`super::final_answer_sql`] takes first.
 //!
 //! Two shapes (measured in docs/constrained-calls.md):
-//! - [`Shape::Whole`]: the grammar covers the whole turn: free text (any text without `</`),
-//!   then `</think>`, then the calls; the model must close its thought and call.
+//! - [`Shape::Whole`]: the grammar covers the whole turn: free text (any text without `</`, at
+//!   most a bound of characters), then `</think>`, then the calls; the model must close its
+//!   thought and call.
 //! - [`Shape::Trigger`]: the grammar is lazy: the turn is free until the model writes `{"tool"`,
 //!   and from there on it is the calls (llama.cpp's `llama_sampler_init_grammar_lazy_patterns`).
 //!   A turn that never writes `{"tool"` stays free (and may hold no call).
@@ -44,11 +46,12 @@ impl Calls {
     }
 
     /// The grammar a turn is held to (`None` for free calls); `final_turn` for the answer after
-    /// the exploration limit.
-    pub fn grammar(self, final_turn: bool) -> Option<CallGrammar> {
+    /// the exploration limit; `thought_chars`, the most characters the whole-turn grammar lets
+    /// the thought run before it must close.
+    pub fn grammar(self, final_turn: bool, thought_chars: usize) -> Option<CallGrammar> {
         match self {
             Calls::Free => None,
-            Calls::Constrained => Some(CallGrammar::new(Shape::Whole, final_turn)),
+            Calls::Constrained => Some(CallGrammar::new(Shape::Whole { thought_chars }, final_turn)),
             Calls::Triggered => Some(CallGrammar::new(Shape::Trigger, final_turn)),
         }
     }
@@ -81,8 +84,12 @@ impl std::str::FromStr for Calls {
 /// Where the grammar starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Shape {
-    /// At the start of the turn (inside the think block, which the runtime opened).
-    Whole,
+    /// At the start of the turn (inside the think block, which the runtime opened); the thought
+    /// holds at most `thought_chars` characters, then `</think>` and a call are the only way on.
+    Whole {
+        /// The most characters of thought.
+        thought_chars: usize,
+    },
     /// Where the model writes `{"tool"` (a lazy grammar).
     Trigger,
 }
@@ -97,6 +104,12 @@ pub struct CallGrammar {
     pub triggers: Vec<String>,
 }
 
+/// The most calls a constrained turn holds (the protocol's "one or more", bounded).
+pub const MAX_CALLS_PER_TURN: usize = 4;
+
+/// The most characters of a table or column name in a constrained call.
+pub const NAME_CHARS: usize = 64;
+
 /// The lazy grammar's trigger: a call's opening, as a regular expression.
 pub const TRIGGER: &str = r#"\{"tool""#;
 
@@ -106,16 +119,21 @@ impl CallGrammar {
         let mut g = String::new();
         let body = if final_turn { "submit" } else { "calls" };
         match shape {
-            Shape::Whole => {
+            Shape::Whole { thought_chars } => {
                 let _ = writeln!(g, "root ::= thought \"</think>\" ws {body}");
-                // Any text without `</` (other than the closing tag itself).
-                g.push_str("thought ::= ( [^<] | \"<\" [^/] )*\n");
+                // Any text without `</` (other than the closing tag itself), bounded: a model
+                // that never closes its thought is made to (llama.cpp expands `{0,N}` into N
+                // small rules, each a tail call, so the bound costs no stack).
+                let _ = writeln!(g, "thought ::= tchar{{0,{thought_chars}}}");
+                g.push_str("tchar ::= [^<] | \"<\" [^/]\n");
             }
             Shape::Trigger => {
                 let _ = writeln!(g, "root ::= {body}");
             }
         }
-        g.push_str("calls ::= call ( ws call )*\n");
+        // At most a few calls a turn, then only the end of the turn: a model that repeats a call
+        // without end (SmolLM2 does) is made to stop and read the results.
+        let _ = writeln!(g, "calls ::= call ( ws call ){{0,{}}}", MAX_CALLS_PER_TURN - 1);
         g.push_str("submit ::= call-submit-sql\n");
         let names: Vec<String> = CATALOGUE.iter().map(rule_name).collect();
         let _ = writeln!(g, "call ::= {}", names.join(" | "));
@@ -124,10 +142,12 @@ impl CallGrammar {
         }
         g.push_str("ws ::= [ \\n]? [ \\n]? [ \\n]?\n");
         g.push_str("str ::= \"\\\"\" chr* \"\\\"\"\n");
+        // A table or column name: short, so that a model that never closes the string is made to.
+        let _ = writeln!(g, "name ::= \"\\\"\" chr{{1,{NAME_CHARS}}} \"\\\"\"");
         g.push_str("chr ::= [^\"\\\\\\x00-\\x1F] | \"\\\\\" [\"\\\\/bfnrt]\n");
         g.push_str("int ::= [1-9] [0-9]? [0-9]? [0-9]?\n");
         let triggers = match shape {
-            Shape::Whole => Vec::new(),
+            Shape::Whole { .. } => Vec::new(),
             Shape::Trigger => vec![TRIGGER.to_string()],
         };
         CallGrammar { gbnf: g, triggers }
@@ -150,7 +170,10 @@ fn call_rule(spec: &ToolSpec) -> String {
         let sep = if i > 0 { ", " } else { "" };
         let key = format!("\"{sep}\\\"{}\\\": \"", a.name);
         match a.kind {
-            ArgKind::Table | ArgKind::Column | ArgKind::Sql => {
+            ArgKind::Table | ArgKind::Column => {
+                let _ = write!(r, " {key} name");
+            }
+            ArgKind::Sql => {
                 let _ = write!(r, " {key} str");
             }
             ArgKind::Limit { .. } => {
@@ -168,7 +191,7 @@ mod tests {
 
     #[test]
     fn every_tool_has_a_rule_with_its_keys() {
-        let g = CallGrammar::new(Shape::Whole, false);
+        let g = CallGrammar::new(Shape::Whole { thought_chars: 300 }, false);
         for spec in &CATALOGUE {
             let line = g.gbnf.lines().find(|l| l.starts_with(&format!("{} ::=", rule_name(spec)))).unwrap();
             assert!(line.contains(&format!("\\\"{}\\\"", spec.name)), "{line}");
@@ -176,7 +199,8 @@ mod tests {
                 assert!(line.contains(&format!("\\\"{}\\\"", a.name)), "{line}");
             }
         }
-        assert!(g.gbnf.starts_with("root ::= thought \"</think>\" ws calls\n"));
+        assert!(g.gbnf.starts_with("root ::= thought \"</think>\" ws calls\nthought ::= tchar{0,300}\n"));
+        assert!(g.gbnf.contains("calls ::= call ( ws call ){0,3}\n"), "{}", g.gbnf);
         assert!(!g.lazy());
     }
 
@@ -185,7 +209,7 @@ mod tests {
         let g = CallGrammar::new(Shape::Trigger, true);
         assert!(g.gbnf.starts_with("root ::= submit\n"));
         assert_eq!(g.triggers, [TRIGGER]);
-        assert_eq!(Calls::Free.grammar(false), None);
+        assert_eq!(Calls::Free.grammar(false, 100), None);
         assert_eq!("constrained".parse::<Calls>(), Ok(Calls::Constrained));
         assert!("json".parse::<Calls>().unwrap_err().contains("free, constrained or triggered"));
     }
