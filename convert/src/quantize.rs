@@ -23,10 +23,16 @@ pub enum QuantType {
     Q5KM,
     /// 5-bit k-quant, small (`q5_k_s`).
     Q5KS,
+    /// 6-bit, blocks of 32 with a scale and a minimum (`q5_1`).
+    Q5_1,
+    /// 5-bit, blocks of 32 with one scale (`q5_0`).
+    Q5_0,
     /// 4-bit k-quant, medium (`q4_k_m`): the usual edge choice.
     Q4KM,
     /// 4-bit k-quant, small (`q4_k_s`).
     Q4KS,
+    /// 4-bit, blocks of 32 with a scale and a minimum (`q4_1`).
+    Q4_1,
     /// 4-bit, blocks of 32 with one scale (`q4_0`).
     Q4_0,
     /// 4-bit non-linear (`iq4_nl`).
@@ -62,8 +68,11 @@ pub const QUANT_TYPES: &[(QuantType, &str, u32, bool)] = &[
     (QuantType::Q6K, "q6_k", 18, false),
     (QuantType::Q5KM, "q5_k_m", 17, false),
     (QuantType::Q5KS, "q5_k_s", 16, false),
+    (QuantType::Q5_1, "q5_1", 9, false),
+    (QuantType::Q5_0, "q5_0", 8, false),
     (QuantType::Q4KM, "q4_k_m", 15, false),
     (QuantType::Q4KS, "q4_k_s", 14, false),
+    (QuantType::Q4_1, "q4_1", 3, false),
     (QuantType::Q4_0, "q4_0", 2, false),
     (QuantType::Iq4Nl, "iq4_nl", 25, false),
     (QuantType::Iq4Xs, "iq4_xs", 30, false),

@@ -33,7 +33,7 @@ pub(super) fn shown(p: &std::path::Path) -> String {
 pub struct ConvertArgs {
     /// Checkpoint folder (config.json, *.safetensors, tokenizer.json, ...).
     checkpoint: PathBuf,
-    /// Output type: f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix).
+    /// Output type: f32, f16, bf16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix).
     #[arg(long = "type", default_value = "q4_k_m")]
     out_type: String,
     /// Output file.

@@ -16,7 +16,7 @@ pub struct QuantizeArgs {
     input: PathBuf,
     /// Output GGUF.
     output: PathBuf,
-    /// Type: q8_0, q6_k, q5_k_m, q5_k_s, q4_k_m, q4_k_s, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix), or f32 (with --allow-requantize, a quantised file's weights dequantised exactly).
+    /// Type: q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, iq4_nl, iq4_xs, q3_k_l, q3_k_m, q3_k_s, iq3_s, iq3_xxs*, q2_k, iq2_s*, iq2_xs* (* needs --imatrix), or f32 (with --allow-requantize, a quantised file's weights dequantised exactly).
     #[arg(long = "type", default_value = "q4_k_m")]
     out_type: String,
     /// An importance matrix to weigh rounding errors by (`sqale imatrix`, or llama.cpp's
