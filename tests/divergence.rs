@@ -3,6 +3,8 @@
 //! SmolLM2) and real llama.cpp. The comparison with `llama-perplexity --kl-divergence` needs
 //! llama.cpp's tools built from source and is `benches/kld-vs-llama.sh` (docs/evaluation.md).
 
+#[path = "support/chromium.rs"]
+mod chromium;
 mod common;
 #[path = "support/stub_server.rs"]
 mod stub;
@@ -226,6 +228,53 @@ fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itse
     // The per-question table sorts by a click (the page's one script); sizes are in MiB.
     assert!(html.contains("<table class=\"sortable\">") && html.matches("<script>").count() == 1, "no sortable table");
     assert!(html.contains("GGUF size (MiB)") && !html.contains("(GB)"));
+    // In Chromium, a click on q4_0's mean-KLD head sorts the questions by it, a second click
+    // reverses them, and a click on the question head sorts by id.
+    let ids = |v: &Value| v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let clicks = sorted_in_chromium(&html, dir.path(), "tiny-untied-q4_0.gguf mean KLD");
+    let by_kld: Vec<String> = {
+        let mut qs: Vec<(f64, String)> = q40["by_question"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| (q["mean_kld"].as_f64().unwrap(), q["id"].as_str().unwrap().to_string()))
+            .collect();
+        qs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        qs.into_iter().map(|q| q.1).collect()
+    };
+    assert_eq!(ids(&clicks["asc"]), by_kld, "{clicks}");
+    assert_eq!(ids(&clicks["desc"]), by_kld.iter().rev().cloned().collect::<Vec<_>>(), "{clicks}");
+    let mut by_id = by_kld.clone();
+    by_id.sort();
+    assert_eq!(ids(&clicks["by_id"]), by_id, "{clicks}");
+}
+
+/// Lays `html` out in Chromium with a script that clicks the per-question table's head named
+/// `head` twice, then the question head, and writes down the order of the rows' question ids
+/// after each (`asc`, `desc`, `by_id`).
+fn sorted_in_chromium(html: &str, dir: &Path, head: &str) -> Value {
+    let script = r#"<script>
+(function () {
+  const t = document.querySelector('table.sortable');
+  const heads = Array.from(t.querySelectorAll('thead th'));
+  const order = function () { return Array.from(t.tBodies[0].rows).map(function (r) { return r.cells[0].getAttribute('data-v'); }); };
+  const out = {};
+  const th = heads.find(function (h) { return h.textContent.replace(/[▲▼ ]+$/, '') === HEAD; });
+  th.click(); out.asc = order();
+  th.click(); out.desc = order();
+  heads[0].click(); out.by_id = order();
+  const pre = document.createElement('pre');
+  pre.id = 'sorted';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"#
+        .replace("HEAD", &serde_json::to_string(head).unwrap());
+    let page = dir.join("sort-check.html");
+    std::fs::write(&page, html.replace("</body>", &format!("{script}</body>"))).unwrap();
+    let dom = chromium::run_chromium(&page, &["--dump-dom".to_string()]);
+    let json = dom.split("<pre id=\"sorted\">").nth(1).and_then(|s| s.split("</pre>").next()).expect("the script ran");
+    serde_json::from_str(&json.replace("&quot;", "\"").replace("&amp;", "&")).unwrap()
 }
 
 #[test]

@@ -1,11 +1,14 @@
 //! `sqale eval` and `sqale eval score` on a small benchmark built here: two real databases,
 //! questions at several difficulties, evidence, a string literal, and a gold query that fails.
 
+#[path = "support/chromium.rs"]
+mod chromium;
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use chromium::run_chromium;
 use serde_json::json;
 
 fn fixture(dir: &Path) -> PathBuf {
@@ -222,42 +225,6 @@ fn shards_merge_into_the_whole_run() {
     let o =
         sqale(&["eval", "--shard", "3/2", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-}
-
-fn chromium() -> &'static str {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("headless Chromium is needed: apt-get install chromium")
-}
-
-/// Runs headless Chromium on `page` with `extra` arguments (a fresh profile, no network);
-/// returns stdout, failing on page errors.
-fn run_chromium(page: &Path, extra: &[String]) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let o = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=1200,1600",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "chromium failed: {log}");
-    assert!(!log.contains("Uncaught") && !log.contains("CONSOLE("), "page errors: {log}");
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Lays `html` out in Chromium and returns every SVG label (`<text>`) that sticks out of its

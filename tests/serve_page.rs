@@ -4,6 +4,8 @@
 //! console error. SmolLM2 is steered by `tests/fixtures/copy_prompt.py` into submitting the query
 //! the question gives (it cannot follow the real protocol).
 
+#[path = "support/chromium.rs"]
+mod chromium;
 mod common;
 #[path = "support/serve_client.rs"]
 mod serve_client;
@@ -14,17 +16,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use chromium::chromium;
 use serde_json::{json, Value};
 use serve_client::{post, Server};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
-
-fn chromium() -> &'static str {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("headless Chromium is needed: apt-get install chromium")
-}
 
 /// Headless Chromium with its DevTools endpoint on 127.0.0.1, killed when dropped.
 struct Browser {
