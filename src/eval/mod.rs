@@ -105,6 +105,23 @@ pub struct Record {
     /// record is not scored, and a resumed run plays the question again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The vote this record's answer won (`eval --vote K`): its episode is the winner's, its
+    /// token counts those of all K episodes, its seconds the longest episode's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote: Option<VoteRecord>,
+}
+
+/// How a vote went, as a record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoteRecord {
+    /// Episodes in the winning group.
+    pub agree: usize,
+    /// Episodes voting.
+    pub of: usize,
+    /// The winning episode (0-based, in seed order: episode 0 is the lone episode).
+    pub winner: usize,
+    /// Each episode's answer, in seed order.
+    pub answers: Vec<Option<String>>,
 }
 
 impl Record {
@@ -235,6 +252,7 @@ pub fn score_record(model: &str, q: &Question, sql: Option<&str>, gold: &Gold, l
         seed: 0,
         episode: None,
         error: None,
+        vote: None,
     };
     match &gold.rows {
         Err(e) => {
@@ -360,6 +378,97 @@ pub fn run(
         Some(e) => Err(e),
         None => Ok(sink.total()),
     }
+}
+
+/// Runs `plan` as votes ([`crate::vote`]): `k` episodes of each question on `engine`, episode
+/// `i` seeded with the question's seed plus `i` (so episode 0 is the lone episode of
+/// [`run`]), then the vote over their answers. Each question gives two records: episode 0
+/// alone under `plan.label`, and the winner under `vote_label` (its token counts those of all
+/// `k` episodes). A question is played again unless both labels have it. Returns how many
+/// questions the run took.
+pub fn run_vote<'q>(
+    engine: &mut BatchedEngine<'_>,
+    plan: &Plan<'q>,
+    k: usize,
+    vote_label: &str,
+    gold: &mut GoldCache,
+    sink: &mut Sink<'_>,
+) -> Result<usize, EvalError> {
+    let runnable = sink.start_labels(plan, &[plan.label, vote_label], gold)?;
+    let gold: &GoldCache = gold;
+    let jobs: Vec<(&'q Question, usize)> = runnable.iter().flat_map(|&q| (0..k).map(move |i| (q, i))).collect();
+    let work = |(q, i): (&'q Question, usize), gen: &mut SequenceGenerator<'_>| {
+        let mut s = plan.settings.clone();
+        s.seed = episode_seed(plan.seed, &q.id).wrapping_add(i as u32);
+        let r = gold
+            .computed(&q.id)
+            .ok_or_else(|| EvalError::GoldMissing { id: q.id.clone() })
+            .and_then(|g| episode_record(&mut Agent::new(gen, s), plan.label, q, g));
+        (q, i, r)
+    };
+    let mut pending: HashMap<String, Vec<Option<Record>>> = HashMap::new();
+    let mut failure: Option<EvalError> = None;
+    engine
+        .run(jobs, work, &mut |(q, i, r): (&'q Question, usize, Result<Record, EvalError>)| {
+            if failure.is_some() {
+                return;
+            }
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => return failure = Some(e),
+            };
+            let slots = pending.entry(q.id.clone()).or_insert_with(|| vec![None; k]);
+            slots[i] = Some(r);
+            if slots.iter().any(Option::is_none) {
+                return;
+            }
+            let Some(records) = pending.remove(&q.id) else { return };
+            let records: Vec<Record> = records.into_iter().flatten().collect();
+            if let Err(e) = write_vote(q, records, vote_label, &plan.settings.limits, sink) {
+                failure = Some(e);
+            }
+        })
+        .map_err(EvalError::Engine)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(sink.total()),
+    }
+}
+
+/// Votes over one question's `records` (in seed order) and writes episode 0's record and the
+/// winner's, relabelled `vote_label`.
+fn write_vote(
+    q: &Question,
+    records: Vec<Record>,
+    vote_label: &str,
+    limits: &Limits,
+    sink: &mut Sink<'_>,
+) -> Result<(), EvalError> {
+    let answers: Vec<Option<&str>> = records.iter().map(|r| r.sql.as_deref()).collect();
+    let vote = match Environment::with_limits(&q.db, limits.clone()) {
+        Ok(mut env) => crate::vote::vote_answers(&mut env, &answers),
+        // The gold query ran on this database, so it opens; if not, no answer runs.
+        Err(e) => {
+            crate::vote::tally(&answers.iter().map(|_| crate::vote::Outcome::Failed(e.to_string())).collect::<Vec<_>>())
+        }
+    };
+    let winner = vote.winner.unwrap_or(0);
+    let mut won = records[winner].clone();
+    won.model = vote_label.to_string();
+    won.decoded_tokens = records.iter().map(|r| r.decoded_tokens).sum();
+    won.generated_tokens = records.iter().map(|r| r.generated_tokens).sum();
+    won.seconds = records.iter().map(|r| r.seconds).fold(0.0, f64::max);
+    won.vote = Some(VoteRecord {
+        agree: vote.agree,
+        of: vote.of,
+        winner,
+        answers: records.iter().map(|r| r.sql.clone()).collect(),
+    });
+    let first = records.into_iter().next();
+    if let Some(first) = first {
+        sink.write(first, None)?;
+    }
+    sink.write(won, None)
 }
 
 /// The string literals of a query (`'O''Brien'` → `O'Brien`), without duplicates.

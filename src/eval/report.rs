@@ -77,6 +77,12 @@ pub struct Summary {
     /// What speculative decoding drafted and kept over these episodes (absent when it was off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculation: Option<SpecCounts>,
+    /// Share of the episodes' turns that held at least one readable tool call, percent.
+    #[serde(default)]
+    pub turns_with_calls: f64,
+    /// Of a vote's entry: the mean share of its episodes in the winning group, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_agreement: Option<f64>,
 }
 
 impl Summary {
@@ -141,9 +147,17 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
             let seen: usize = rs.iter().map(|r| r.gold_literals_seen).sum();
             let gen: f64 = rs.iter().map(|r| r.generated_tokens as f64).sum();
             let mut spec = SpecCounts::default();
+            let (mut turns, mut calling) = (0usize, 0usize);
             for e in rs.iter().filter_map(|r| r.episode.as_ref()) {
                 spec.add(&e.tokens.speculation);
+                turns += e.turns.len();
+                calling += e.turns.iter().filter(|t| !t.calls.is_empty()).count();
             }
+            let votes: Vec<f64> = rs
+                .iter()
+                .filter_map(|r| r.vote.as_ref())
+                .map(|v| 100.0 * v.agree as f64 / v.of.max(1) as f64)
+                .collect();
             Summary {
                 model,
                 n,
@@ -165,6 +179,8 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
                 by_difficulty,
                 failed: failed.len(),
                 speculation: (!spec.is_empty()).then_some(spec),
+                turns_with_calls: if turns == 0 { 0.0 } else { 100.0 * calling as f64 / turns as f64 },
+                vote_agreement: (!votes.is_empty()).then(|| votes.iter().sum::<f64>() / votes.len() as f64),
             }
         })
         .collect()
@@ -173,7 +189,7 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
 /// Model `b` against model `a` on the questions both answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Paired {
-    /// The model compared against (the first).
+    /// The model compared against (the first, or the same entry without its last condition).
     pub a: String,
     /// The model compared.
     pub b: String,
@@ -245,43 +261,47 @@ pub fn mib(bytes: u64) -> String {
     format!("{:.0}", bytes as f64 / 1048576.0)
 }
 
-/// Paired comparison of every model against the first.
+/// Paired comparisons: every model against the first; and each entry played under a condition
+/// (`model.gguf +constrained`, `model.gguf +constrained +vote5`) against the same entry without
+/// its last condition (`model.gguf`, `model.gguf +constrained`), where that is not the first.
 pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
     let Some(first) = summaries.first() else { return Vec::new() };
-    let a: BTreeMap<&str, bool> = records
-        .iter()
-        .filter(|r| r.model == first.model && r.gold_ok && r.error.is_none())
-        .map(|r| (r.id.as_str(), r.correct))
-        .collect();
-    summaries[1..]
-        .iter()
-        .map(|s| {
-            let b: BTreeMap<&str, bool> = records
-                .iter()
-                .filter(|r| r.model == s.model && r.gold_ok && r.error.is_none())
-                .map(|r| (r.id.as_str(), r.correct))
-                .collect();
-            let common: Vec<(&str, bool, bool)> =
-                a.iter().filter_map(|(id, ca)| b.get(id).map(|cb| (*id, *ca, *cb))).collect();
-            let n = common.len();
-            let d: Vec<f64> = common.iter().map(|(_, x, y)| *y as i32 as f64 - *x as i32 as f64).collect();
-            let mean = if n == 0 { 0.0 } else { d.iter().sum::<f64>() / n as f64 };
-            let var = if n < 2 { 0.0 } else { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 };
-            let half = 1.96 * (var / n.max(1) as f64).sqrt();
-            Paired {
-                a: first.model.clone(),
-                b: s.model.clone(),
-                n,
-                diff: 100.0 * mean,
-                diff_ci: (100.0 * (mean - half), 100.0 * (mean + half)),
-                disagreements: common
-                    .iter()
-                    .filter(|(_, x, y)| x != y)
-                    .map(|(id, x, y)| (id.to_string(), *x, *y))
-                    .collect(),
-            }
-        })
-        .collect()
+    let mut pairs = Vec::new();
+    for s in &summaries[1..] {
+        pairs.push(pair(records, &first.model, &s.model));
+        let parent = s.model.rsplit_once(" +").map(|(p, _)| p);
+        if let Some(parent) = parent.filter(|p| *p != first.model && summaries.iter().any(|m| m.model == *p)) {
+            pairs.push(pair(records, parent, &s.model));
+        }
+    }
+    pairs
+}
+
+/// Model `b` against model `a` on the questions both answered.
+fn pair(records: &[Record], a: &str, b: &str) -> Paired {
+    let answers = |model: &str| -> BTreeMap<&str, bool> {
+        records
+            .iter()
+            .filter(|r| r.model == model && r.gold_ok && r.error.is_none())
+            .map(|r| (r.id.as_str(), r.correct))
+            .collect()
+    };
+    let (xa, xb) = (answers(a), answers(b));
+    let common: Vec<(&str, bool, bool)> =
+        xa.iter().filter_map(|(id, ca)| xb.get(id).map(|cb| (*id, *ca, *cb))).collect();
+    let n = common.len();
+    let d: Vec<f64> = common.iter().map(|(_, x, y)| *y as i32 as f64 - *x as i32 as f64).collect();
+    let mean = if n == 0 { 0.0 } else { d.iter().sum::<f64>() / n as f64 };
+    let var = if n < 2 { 0.0 } else { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 };
+    let half = 1.96 * (var / n.max(1) as f64).sqrt();
+    Paired {
+        a: a.to_string(),
+        b: b.to_string(),
+        n,
+        diff: 100.0 * mean,
+        diff_ci: (100.0 * (mean - half), 100.0 * (mean + half)),
+        disagreements: common.iter().filter(|(_, x, y)| x != y).map(|(id, x, y)| (id.to_string(), *x, *y)).collect(),
+    }
 }
 
 /// The summary as a Markdown document (also what the terminal shows).
@@ -306,6 +326,18 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
         for (e, n) in &m.ended_by {
             s.push_str(&format!("| {} | {} | {} |\n", m.model, e, n));
         }
+    }
+    s.push_str("\n| model | turns with a readable call % | tool calls per episode | ended by submit_sql % | vote agreement % |\n|---|--:|--:|--:|--:|\n");
+    for m in summaries {
+        let submitted = m.ended_by.get("submit_sql").copied().unwrap_or(0);
+        let agreement = m.vote_agreement.map_or("–".to_string(), |a| format!("{a:.0}"));
+        s.push_str(&format!(
+            "| {} | {:.1} | {:.2} | {:.1} | {agreement} |\n",
+            m.model,
+            m.turns_with_calls,
+            m.tool_calls_per_episode,
+            100.0 * submitted as f64 / m.n.max(1) as f64
+        ));
     }
     for m in summaries.iter().filter(|m| m.failed > 0) {
         s.push_str(&format!(

@@ -338,6 +338,19 @@ pub fn pool_label(pool: &crate::remote::Pool, condition: SchemaCondition) -> Str
     with_condition(pool.label(), condition)
 }
 
+/// `label` played under `calls`: marked (`model.gguf +constrained`) unless the calls are free.
+pub fn with_calls(label: String, calls: crate::protocol::Calls) -> String {
+    match calls {
+        crate::protocol::Calls::Free => label,
+        other => format!("{label} +{other}"),
+    }
+}
+
+/// The label of the vote of `k` episodes beside `label`'s lone episodes (`model.gguf +vote5`).
+pub fn vote_label(label: &str, k: usize) -> String {
+    format!("{label} +vote{k}")
+}
+
 fn with_condition(name: String, condition: SchemaCondition) -> String {
     match condition {
         SchemaCondition::Full => name,
@@ -429,6 +442,10 @@ mod tests {
     fn labels_carry_the_schema_size() {
         assert_eq!(model_label(Path::new("/m/a.gguf"), SchemaCondition::Full), "a.gguf");
         assert_eq!(model_label(Path::new("/m/a.gguf"), SchemaCondition::Distractors(3)), "a.gguf @distractors:3");
+        let gold = model_label(Path::new("a.gguf"), SchemaCondition::Gold);
+        assert_eq!(with_calls(gold.clone(), crate::protocol::Calls::Free), "a.gguf @gold");
+        let constrained = with_calls(gold, crate::protocol::Calls::Constrained);
+        assert_eq!(vote_label(&constrained, 5), "a.gguf @gold +constrained +vote5");
     }
 
     #[test]

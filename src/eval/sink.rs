@@ -67,13 +67,30 @@ impl<'a> Sink<'a> {
     /// Starts `plan`: the questions already in the results file are skipped, those whose gold
     /// query fails are recorded at once (without an episode); returns the questions to play.
     pub(crate) fn start<'q>(&mut self, plan: &Plan<'q>, gold: &mut GoldCache) -> Result<Vec<&'q Question>, EvalError> {
-        let done: HashSet<String> = self.results.as_deref().map(|r| done_ids(r, plan.label)).unwrap_or_default();
-        let todo: Vec<&Question> = plan.questions.iter().filter(|q| !done.contains(&q.id)).collect();
+        self.start_labels(plan, &[plan.label], gold)
+    }
+
+    /// [`Self::start`] for a run that records each question under every one of `labels` (a
+    /// vote and its first episode): a question is played unless every label has it, and a
+    /// failing gold query is recorded under each label that lacks it.
+    pub(crate) fn start_labels<'q>(
+        &mut self,
+        plan: &Plan<'q>,
+        labels: &[&str],
+        gold: &mut GoldCache,
+    ) -> Result<Vec<&'q Question>, EvalError> {
+        let done: Vec<HashSet<String>> = labels
+            .iter()
+            .map(|label| self.results.as_deref().map(|r| done_ids(r, label)).unwrap_or_default())
+            .collect();
+        let todo: Vec<&Question> = plan.questions.iter().filter(|q| done.iter().any(|d| !d.contains(&q.id))).collect();
         (self.total, self.finished) = (todo.len(), 0);
         let mut runnable = Vec::new();
         for q in todo {
             if gold.get(q).rows.is_err() {
-                self.write(score_record(plan.label, q, None, gold.get(q), &plan.settings.limits), None)?;
+                for (label, _) in labels.iter().zip(&done).filter(|(_, d)| !d.contains(&q.id)) {
+                    self.write(score_record(label, q, None, gold.get(q), &plan.settings.limits), None)?;
+                }
             } else {
                 runnable.push(q);
             }

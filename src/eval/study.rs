@@ -23,6 +23,7 @@ use super::{EvalError, GoldCache, Question, Record};
 use crate::divergence::DivergenceError;
 use crate::engine::{EngineError, EngineOptions, ModelOptions};
 use crate::env::Limits;
+use crate::protocol::Calls;
 use crate::remote::{Pool, PoolError, PoolOptions};
 use runner::Runner;
 
@@ -72,6 +73,15 @@ pub struct RunSpec {
     pub max_episode_tokens: usize,
     /// How much of each database an episode sees.
     pub schema: SchemaCondition,
+    /// The ways of calling tools every model plays under, each an entry of its own in the
+    /// reports (`model.gguf +constrained`), paired with the others; the reference plays under
+    /// the first.
+    pub calls: Vec<Calls>,
+    /// Characters of thought a turn under `constrained` calls may hold.
+    pub thought_chars: usize,
+    /// Each local model's questions played as votes of this many episodes: the vote is an entry
+    /// of its own (`model.gguf +vote5`), paired with its first episode alone (the plain entry).
+    pub vote: Option<usize>,
     /// Bounds on tool calls and gold queries.
     pub limits: Limits,
     /// The results folder (resumed if it exists).
@@ -89,6 +99,16 @@ impl RunSpec {
         }
         if matches!(self.reference, Some(Reference::Servers(_))) && self.models.is_empty() {
             return Err(StudyError::NoLocalModels);
+        }
+        if self.calls.is_empty() {
+            return Err(StudyError::NoCalls);
+        }
+        if let Some(k) = self.vote {
+            if self.servers.is_some() {
+                return Err(StudyError::VoteOnServers);
+            }
+            let ctx = super::sequence_context(self.engine.ctx, self.max_episode_tokens);
+            crate::vote::check_size(k * self.parallel as usize, ctx)?;
         }
         Ok(())
     }
@@ -234,6 +254,15 @@ pub enum StudyError {
     /// A reference on servers, and no local model to measure against it.
     #[error("a reference on inference servers measures local model files against it, and there are none")]
     NoLocalModels,
+    /// No way of calling tools to play under.
+    #[error("no way of calling tools to play under: give at least one (free, constrained, triggered)")]
+    NoCalls,
+    /// A vote asked of a model on inference servers.
+    #[error("a vote batches its episodes in one in-process context; models on inference servers are not voted")]
+    VoteOnServers,
+    /// A vote that can't run.
+    #[error(transparent)]
+    Vote(#[from] crate::vote::VoteError),
     /// The results folder holds episodes of the reference played without recording their token
     /// sequences (playing them again would give each question two).
     #[error("{} already holds {count} episode(s) of {label} played without a reference (e.g. {example}), whose token sequences were not kept: write to another results folder", folder.display())]
@@ -322,7 +351,14 @@ impl Study {
             runner.evaluate(path, reference.as_ref())?;
         }
         if let Some(pool) = &self.served {
-            runner.play_served(pool, &results::pool_label(pool, spec.schema), None)?;
+            for &calls in &spec.calls {
+                runner.play_served(
+                    pool,
+                    &results::with_calls(results::pool_label(pool, spec.schema), calls),
+                    calls,
+                    None,
+                )?;
+            }
         }
         Ok(results::write_reports(out.path())?)
     }
@@ -345,6 +381,9 @@ mod tests {
             seed: 0,
             max_episode_tokens: 4096,
             schema: SchemaCondition::Full,
+            calls: vec![Calls::Free],
+            thought_chars: 1000,
+            vote: None,
             limits: Limits::default(),
             out: "out".into(),
         }
@@ -363,5 +402,11 @@ mod tests {
         let remote = RunSpec { reference: Some(Reference::Servers(served)), ..spec() };
         assert!(matches!(remote.check(), Err(StudyError::NoLocalModels)));
         assert!(RunSpec { models: one.models.clone(), ..remote }.check().is_ok());
+        assert!(matches!(RunSpec { calls: Vec::new(), ..one.clone() }.check(), Err(StudyError::NoCalls)));
+        assert!(RunSpec { vote: Some(5), ..one.clone() }.check().is_ok());
+        let zero = RunSpec { vote: Some(0), ..one.clone() }.check().unwrap_err().to_string();
+        assert!(zero.contains("at least one episode"), "{zero}");
+        let servers = Some(Servers { urls: vec!["http://gpu:8000".into()], options: PoolOptions::default() });
+        assert!(matches!(RunSpec { vote: Some(5), servers, ..one }.check(), Err(StudyError::VoteOnServers)));
     }
 }

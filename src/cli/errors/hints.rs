@@ -78,6 +78,12 @@ fn eval(e: &anyhow::Error) -> Hint {
         S::NoReference => hint("--kld-only needs --reference file.gguf or --reference-server URL"),
         S::NoLocalModels => hint("give at least one --model file.gguf to measure against --reference-server"),
         S::Unrecorded { .. } => hint("they were played without --reference: use another --out folder"),
+        S::NoCalls => hint("--calls free, constrained or triggered (comma-separated for several)"),
+        S::VoteOnServers => hint("leave out --vote, or evaluate the served model in a run of its own"),
+        S::Vote(sqale::vote::VoteError::Zero) => hint("pass --vote 1 or more (5 is a usual choice), or leave it out"),
+        S::Vote(sqale::vote::VoteError::TooMany { .. }) => hint(
+            "each of the --vote times --parallel sequences holds one episode (--max-episode-tokens, at most --ctx): pass a smaller --vote, --parallel or --ctx",
+        ),
         _ => None,
     })
 }

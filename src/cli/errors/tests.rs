@@ -121,6 +121,10 @@ fn pull_eval_and_divergence_errors_get_the_flag_that_fixes_them() {
         (S::NoLocalModels.into(), "--reference-server"),
         (S::Unrecorded { folder: "o".into(), label: "r".into(), count: 2, example: "q".into() }.into(), "--out"),
         (OtherReference { folder: "o".into(), theirs: "a".into(), ours: "b".into() }.into(), "--kld-top-k"),
+        (S::NoCalls.into(), "--calls"),
+        (S::VoteOnServers.into(), "--vote"),
+        (S::Vote(sqale::vote::check_size(0, 4096).unwrap_err()).into(), "--vote 1 or more"),
+        (S::Vote(sqale::vote::check_size(300, 4096).unwrap_err()).into(), "--ctx"),
     ];
     for (e, flag) in cases {
         let before = error_text(&e);

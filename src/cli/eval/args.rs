@@ -7,6 +7,7 @@ use sqale::eval::parquet_pair::Phrasing;
 use sqale::eval::study::{Reference, Servers};
 use sqale::eval::subset::SchemaCondition;
 use sqale::eval::RunSpec;
+use sqale::protocol::Calls;
 
 /// Arguments of `sqale eval merge`.
 #[derive(Args, Debug)]
@@ -86,6 +87,21 @@ pub(crate) struct RunArgs {
     /// cached in the results folder; the benchmark's files are never written.
     #[arg(long, default_value = "full")]
     pub(super) schema: SchemaCondition,
+    /// How tool calls are written (repeat, or separate by commas, for several conditions in one
+    /// run: `--calls free,constrained`): each model plays under each, as entries of their own in
+    /// the report (`model.gguf +constrained`), paired; a reference plays under the first. See
+    /// docs/constrained-calls.md.
+    #[arg(long, value_delimiter = ',', default_value = "free")]
+    pub(super) calls: Vec<Calls>,
+    /// With `--calls constrained`: characters of thought a turn may hold before the grammar
+    /// makes it close the thought and call.
+    #[arg(long, default_value_t = sqale::defaults::THOUGHT_CHARS as u32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub(super) max_thought_chars: u32,
+    /// Play each question as a vote of K sampled episodes, batched in one context (K times
+    /// --parallel sequences): the vote is an entry of its own (`model.gguf +vote5`), paired with
+    /// the first episode alone (the plain entry), from the same run. Local models only.
+    #[arg(long, value_name = "K")]
+    pub(super) vote: Option<usize>,
     /// Episodes run at once, as sequences of one llama.cpp context decoded in shared batches
     /// (results do not depend on it on sqale's CPU build; on K-quant files with --exact only; see
     /// docs/evaluation.md, "Many episodes at once").
@@ -148,10 +164,24 @@ impl RunArgs {
             seed: self.seed,
             max_episode_tokens: self.max_episode_tokens,
             schema: self.schema,
+            calls: dedup(&self.calls),
+            thought_chars: self.max_thought_chars as usize,
+            vote: self.vote,
             limits: crate::cli::limits(self.sql_timeout)?,
             out: self.out.clone(),
         })
     }
+}
+
+/// `calls` in order, each once.
+fn dedup(calls: &[Calls]) -> Vec<Calls> {
+    let mut out: Vec<Calls> = Vec::new();
+    for &c in calls {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {

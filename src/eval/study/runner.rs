@@ -12,6 +12,7 @@ use crate::divergence::{self, DivergenceError, Transcript};
 use crate::engine::{BatchedEngine, Engine, EngineOptions, Model};
 use crate::eval::results::{self, ModelEntry, ResultsDir};
 use crate::eval::{self, EvalError, GoldCache, Plan, Question, Sink};
+use crate::protocol::Calls;
 use crate::remote::{Pool, Sampling};
 use crate::speculate::Speculate;
 
@@ -52,14 +53,15 @@ impl<'s, 'e> Runner<'s, 'e> {
     /// Plays the reference file's episodes (recording their token sequences), keeps its
     /// distributions along them, and measures it against itself.
     pub(super) fn play_reference_file(&mut self, path: &Path) -> Result<Measured, StudyError> {
-        let label = results::model_label(path, self.spec.schema);
+        let calls = self.spec.calls[0];
+        let label = results::with_calls(results::model_label(path, self.spec.schema), calls);
         crate::memory::reset_peak();
         let started = Instant::now();
         let model = Model::load(path, &self.spec.model_options)?;
         let info = ReferenceInfo::of(&model, &label, self.spec.kld_top_k);
         let dir = DivergenceDir::open(self.out.path(), &info)?;
         self.check_recorded(&dir, &label)?;
-        self.play_local(path, &model, &label, Some(&dir), started)?;
+        self.play_local(path, &model, &label, calls, Some(&dir), started)?;
         let reference = Measured { info, dir, pool: None };
         let mut forced = Engine::new(&model, self.forced_options())?;
         let k = self.spec.kld_top_k;
@@ -72,21 +74,24 @@ impl<'s, 'e> Runner<'s, 'e> {
     /// Plays the reference's episodes on its servers (recording their token sequences); its
     /// distributions are asked of the servers when the first model is measured.
     pub(super) fn play_served_reference(&mut self, pool: Pool) -> Result<Measured, StudyError> {
-        let label = results::pool_label(&pool, self.spec.schema);
+        let calls = self.spec.calls[0];
+        let label = results::with_calls(results::pool_label(&pool, self.spec.schema), calls);
         let info = ReferenceInfo::remote(&pool, &label, self.spec.kld_top_k);
         let dir = DivergenceDir::open(self.out.path(), &info)?;
         self.check_recorded(&dir, &label)?;
-        self.play_served(&pool, &label, Some(&dir))?;
+        self.play_served(&pool, &label, calls, Some(&dir))?;
         Ok(Measured { info, dir, pool: Some(pool) })
     }
 
     /// One model file: loaded, checked against the reference (a model that can't be compared
-    /// fails before its episodes are played), its episodes played unless only its divergence
-    /// is wanted, and measured.
+    /// fails before its episodes are played), its episodes played under each way of calling
+    /// tools (as votes too, with `--vote`) unless only its divergence is wanted, and measured
+    /// (once: the divergence is the file's, along the reference's episodes).
     pub(super) fn evaluate(&mut self, path: &Path, reference: Option<&Measured>) -> Result<(), StudyError> {
-        let label = results::model_label(path, self.spec.schema);
+        let base = results::model_label(path, self.spec.schema);
+        let label = results::with_calls(base.clone(), self.spec.calls[0]);
         crate::memory::reset_peak();
-        let started = Instant::now();
+        let mut started = Instant::now();
         let model = Model::load(path, &self.spec.model_options)?;
         if let Some(r) = reference {
             r.info.check(&model, &label)?;
@@ -98,7 +103,15 @@ impl<'s, 'e> Runner<'s, 'e> {
             entry.last_run = self.out.models().get(&label).and_then(|e| e.last_run.clone());
             self.out.record_model(&label, entry)?;
         } else {
-            self.play_local(path, &model, &label, None, started)?;
+            for &calls in &self.spec.calls {
+                let played = results::with_calls(base.clone(), calls);
+                match self.spec.vote {
+                    None => self.play_local(path, &model, &played, calls, None, started)?,
+                    Some(k) => self.play_vote(path, &model, &played, calls, k, started)?,
+                }
+                crate::memory::reset_peak();
+                started = Instant::now();
+            }
         }
         if let Some(r) = reference {
             self.measure(&model, &label, r)?;
@@ -113,15 +126,44 @@ impl<'s, 'e> Runner<'s, 'e> {
         path: &Path,
         model: &Model,
         label: &str,
+        calls: Calls,
         transcripts: Option<&DivergenceDir>,
         started: Instant,
     ) -> Result<(), StudyError> {
         let mut engine = BatchedEngine::new(model, self.engine_options(), self.spec.parallel as usize)?;
         let tally =
-            self.play(label, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
+            self.play(label, calls, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
         let run = tally.finish(started);
         drop(engine);
         self.out.record_model(label, ModelEntry::new(path, model.n_params(), run))?;
+        Ok(())
+    }
+
+    /// Plays `model`'s questions as votes of `k` episodes, `k` times `--parallel` sequences of
+    /// one context ([`eval::run_vote`]): the vote's run is recorded under its own label, the
+    /// first episodes under `label` without a run of their own (they ran inside the vote).
+    fn play_vote(
+        &mut self,
+        path: &Path,
+        model: &Model,
+        label: &str,
+        calls: Calls,
+        k: usize,
+        started: Instant,
+    ) -> Result<(), StudyError> {
+        let vote_label = results::vote_label(label, k);
+        let sequences = k * self.spec.parallel as usize;
+        let mut engine = BatchedEngine::new(model, self.engine_options(), sequences)?;
+        let tally = self.play(&vote_label, calls, false, None, |plan, gold, sink| {
+            let plan = Plan { label, ..*plan };
+            eval::run_vote(&mut engine, &plan, k, &vote_label, gold, sink)
+        })?;
+        let run = tally.finish(started);
+        drop(engine);
+        self.out.record_model(&vote_label, ModelEntry::new(path, model.n_params(), run))?;
+        let mut first = ModelEntry::file(path, model.n_params());
+        first.last_run = self.out.models().get(label).and_then(|e| e.last_run.clone());
+        self.out.record_model(label, first)?;
         Ok(())
     }
 
@@ -131,6 +173,7 @@ impl<'s, 'e> Runner<'s, 'e> {
         &mut self,
         pool: &Pool,
         label: &str,
+        calls: Calls,
         transcripts: Option<&DivergenceDir>,
     ) -> Result<(), StudyError> {
         crate::memory::reset_peak();
@@ -138,7 +181,7 @@ impl<'s, 'e> Runner<'s, 'e> {
         let e = &self.spec.engine;
         let sampling = Sampling { temperature: e.temperature, top_p: e.top_p, top_k: e.top_k };
         let parallel = self.spec.parallel as usize;
-        let tally = self.play(label, true, transcripts, |plan, gold, sink| {
+        let tally = self.play(label, calls, true, transcripts, |plan, gold, sink| {
             eval::remote::run(pool, sampling, parallel, plan, gold, sink)
         })?;
         let servers = pool.servers().into_iter().cloned().collect();
@@ -151,6 +194,7 @@ impl<'s, 'e> Runner<'s, 'e> {
     fn play(
         &mut self,
         label: &str,
+        calls: Calls,
         served: bool,
         transcripts: Option<&DivergenceDir>,
         run: impl FnOnce(&Plan<'_>, &mut GoldCache, &mut Sink<'_>) -> Result<usize, EvalError>,
@@ -158,6 +202,8 @@ impl<'s, 'e> Runner<'s, 'e> {
         let settings = Settings {
             max_episode_tokens: self.spec.max_episode_tokens,
             limits: self.spec.limits.clone(),
+            calls,
+            thought_chars: self.spec.thought_chars,
             ..Settings::default()
         };
         let plan = Plan { settings: &settings, label, questions: self.questions, seed: self.spec.seed };
@@ -169,6 +215,11 @@ impl<'s, 'e> Runner<'s, 'e> {
         let budget = self.spec.max_episode_tokens;
         let mut warned = false;
         let mut sink = Sink::file(self.out.episodes()).with_progress(|_, _, record| {
+            // A vote writes its first episode's record too, under another label: only the
+            // vote's own count (and show) as this run's.
+            if record.model != label {
+                return;
+            }
             tally.count(record);
             let prompt = record.episode.as_ref().and_then(|e| e.prompt_tokens).unwrap_or(0);
             if !warned && 2 * prompt > budget {
