@@ -18,7 +18,7 @@ git clone -q "$repo" "$work/sqale" && cd "$work/sqale" || exit 1
 t1=$(now)
 bash .ci/fetch-models --run || exit 1
 t2=$(now)
-cargo run --release -- ask --model models/test/SmolLM2-135M-Instruct.Q4_1.gguf --max-episode-tokens 4096 \
+cargo run --release -- ask --model models/test/SmolLM2-135M-Instruct.Q4_1.gguf --calls constrained --max-episode-tokens 4096 \
   "Which supplier shipped the most back-ordered items last quarter?" > "$work/answer.txt" 2> "$work/ask.log"
 rc=$?   # 1: SmolLM2 gives no answer, as the README says
 t3=$(now)
