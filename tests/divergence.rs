@@ -186,6 +186,8 @@ fn divergence_rises_in_order_of_precision_and_the_reference_is_zero_against_itse
     // Three questions support no interval: the reports say so instead of printing one.
     assert_eq!(q40["too_few"]["mean_kld"], "too few to estimate (3 questions; an interval needs 10)", "{q40}");
     assert!(md.contains("(too few to estimate)"), "{md}");
+    // Nor does the KLD-against-size figure draw the interval the table leaves out.
+    assert!(html.contains("Mean KLD against file size") && !html.contains("class=\"whisker\""), "a whisker drawn");
 
     // The page opens with the divergence table, a row per model, before execution accuracy.
     let table = html

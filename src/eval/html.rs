@@ -702,10 +702,13 @@ fn kld_against_size(summary: &SummaryFile) -> String {
         return String::new();
     }
     let mut s = format!(
-        "<figure><figcaption>Mean KLD against file size (whiskers: 95% interval; the reference, 0 by construction, left out)</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
+        "<figure><figcaption>Mean KLD against file size (whiskers: 95% interval, where the sample supports one; the reference, 0 by construction, left out)</figcaption><svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
     );
     let (xmax, xstep, xdec) = ticks(mib.iter().flatten().copied().fold(0.0, f64::max));
-    let (ymax, ystep, ydec) = ticks(d.iter().map(|m| m.mean_kld.ci.1.max(m.mean_kld.value)).fold(0.0, f64::max));
+    // A whisker only where the table shows the interval (not `too few to estimate`).
+    let whisker = |m: &DivergenceSummary| (!m.too_few.contains_key("mean_kld")).then_some(m.mean_kld.ci);
+    let top = |m: &DivergenceSummary| whisker(m).map_or(m.mean_kld.value, |ci| ci.1.max(m.mean_kld.value));
+    let (ymax, ystep, ydec) = ticks(d.iter().map(top).fold(0.0, f64::max));
     let px = |x: f64| L + (R - L) * x / xmax;
     let py = |y: f64| (H - B) - (H - B - T) * y / ymax;
     let _ = write!(s, "<line x1=\"{L}\" y1=\"{}\" x2=\"{R}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\" stroke=\"#333\"/>", H - B, H - B, H - B);
@@ -730,12 +733,14 @@ fn kld_against_size(summary: &SummaryFile) -> String {
     for ((&(i, x), &(cx, cy)), (lx, ly, end)) in shown.iter().zip(&points).zip(place_labels(&points, &labels, 10.0)) {
         let m = &d[i];
         let c = colour(&m.model);
-        let _ = write!(
-            s,
-            "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"{c}\"/>",
-            py(m.mean_kld.ci.0),
-            py(m.mean_kld.ci.1)
-        );
+        if let Some((lo, hi)) = whisker(m) {
+            let _ = write!(
+                s,
+                "<line class=\"whisker\" x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"{c}\"/>",
+                py(lo),
+                py(hi)
+            );
+        }
         let entry = summary.runs.get(&m.model);
         let kind = entry.and_then(|e| e.type_label()).map(|w| format!(", {w}")).unwrap_or_default();
         let title = format!("{}: {x:.1} MiB{kind}, mean KLD {}", m.model, fig(m.mean_kld.value));
@@ -1023,6 +1028,39 @@ mod tests {
         assert!(close(ticks(38.0), (40.0, 10.0, 0)), "{:?}", ticks(38.0));
         let (end, step, _) = ticks(0.0);
         assert!(end > 0.0 && step > 0.0);
+    }
+
+    /// A summary of two quantisations of one reference, the second with `too_few` mean KLD.
+    fn two_quantisations() -> SummaryFile {
+        let stat = |v: f64| serde_json::json!({"value": v, "ci": [v / 2.0, v * 2.0]});
+        let div = |model: &str, kld: f64, too_few: serde_json::Value| {
+            serde_json::json!({
+                "model": model, "reference": "f32", "questions": 12, "skipped": [], "tokens": 900,
+                "mean_kld": stat(kld), "median_kld": stat(kld), "p99_kld": stat(kld), "p999_kld": stat(kld),
+                "top1": stat(99.0), "p_token": 0.9, "by_place": [], "first_divergence": {},
+                "needed": {"kld": null, "top1": null, "ex": null}, "histogram": [], "seconds_per_question": 1.0,
+                "too_few": too_few,
+            })
+        };
+        let entry = |bytes: u64| serde_json::json!({"path": "m.gguf", "bytes": bytes, "params": 1});
+        serde_json::from_value(serde_json::json!({
+            "models": [], "paired": [],
+            "runs": {"q8": entry(4 << 20), "q4": entry(2 << 20)},
+            "divergence": [
+                div("q8", 0.01, serde_json::json!({})),
+                div("q4", 0.05, serde_json::json!({"mean_kld": "too few to estimate (9 questions; an interval needs 10)"})),
+            ],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_kld_figure_draws_only_the_intervals_the_table_shows() {
+        let page = kld_against_size(&two_quantisations());
+        assert_eq!(page.matches("class=\"whisker\"").count(), 1, "{page}");
+        assert_eq!(page.matches("<circle").count(), 2, "{page}");
+        // The y axis reaches q8's upper end (0.02) and q4's value (0.05), not q4's hidden 0.1.
+        assert!(page.contains(">0.06<") && !page.contains(">0.08<") && !page.contains(">0.10<"), "{page}");
     }
 
     #[test]
