@@ -1,6 +1,7 @@
 //! `scripts/standin_data.py`, the databases and questions of the trained stand-in: the same seed
 //! gives the same files, schemas are held out whole, every database has 3 to 12 tables and its
-//! declared keys, and every gold query runs in sqale's own environment and returns rows.
+//! declared keys, and every gold query runs in sqale's own environment and returns rows; and
+//! `scripts/standin_episodes.py`, whose expert scripts `sqale play` plays to the gold answer.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -70,4 +71,38 @@ fn databases_and_questions_are_reproducible_held_out_by_schema_and_answerable() 
             .any(|c| ddl.contains(c));
     }
     assert!(composite && self_reference, "composite {composite}, self-reference {self_reference}");
+}
+
+#[test]
+fn expert_scripts_play_through_the_real_agent_to_the_gold_query() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path());
+    let (questions_file, script) = (dir.path().join("train.jsonl"), dir.path().join("train-script.jsonl"));
+    let status = Command::new("python3")
+        .args(["scripts/standin_episodes.py", questions_file.to_str().unwrap(), script.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let played = dir.path().join("train-episodes.jsonl");
+    let o = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["play", script.to_str().unwrap(), "--out", played.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let gold = questions(&questions_file);
+    let episodes = questions(&played);
+    assert_eq!(episodes.len(), gold.len());
+    let mut limited = 0;
+    for (e, q) in episodes.iter().zip(&gold) {
+        assert_eq!(e["sql"], q["gold_sql"], "{}", e["id"]);
+        match e["ended_by"].as_str() {
+            Some("submit_sql") => {}
+            Some("final_turn") => limited += 1,
+            other => panic!("{} ended by {other:?}", e["id"]),
+        }
+        let text: String = e["segments"].as_array().unwrap().iter().map(|s| s[0].as_str().unwrap()).collect();
+        assert!(!text.contains("Error: could not read tool call") && !text.contains("no tool call found"), "{text}");
+    }
+    assert!(limited > 0 && limited < episodes.len() / 4, "{limited} of {} episodes reach the limit", episodes.len());
 }

@@ -10,6 +10,7 @@ mod imatrix;
 mod info;
 mod mcp;
 mod pack;
+mod play;
 mod prompt_cache;
 mod pull;
 mod quantize;
@@ -43,6 +44,8 @@ enum Command {
     Ask(ask::AskArgs),
     /// Run one tool call exactly as the agent would and print what the model would see.
     Tools(tools::ToolsArgs),
+    /// Play scripted completions through the real agent and tools, and print the conversation.
+    Play(play::PlayArgs),
     /// Measure prefill and decode speed, and what the prompt cache saves in an episode.
     Bench(bench::BenchArgs),
     /// Convert a Qwen3.5 safetensors checkpoint to a text-only GGUF (and quantise it).
@@ -87,6 +90,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let done = match cli.command {
         Command::Ask(a) => return ask::run(a),
         Command::Tools(a) => tools::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Convert(a) => convert::convert(a),
         Command::Quantize(a) => quantize::quantize(a),

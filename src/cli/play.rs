@@ -1,0 +1,102 @@
+//! `sqale play`: scripted completions played through the real agent, prompt and environment,
+//! with no model. Each line of the script gives a question, its database and the assistant's
+//! completions in order; the output is the conversation exactly as the runtime builds it
+//! (appended text and completions as segments), with the episode's ending and answer. This is
+//! how expert episodes for training are written (scripts/), and how a prompt change is checked
+//! against a known conversation.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use serde::Deserialize;
+use sqale::agent::{Agent, Settings};
+use sqale::generate::ScriptedGenerator;
+
+/// Arguments of `sqale play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// JSON lines: {"id", "db", "question", "completions": [...]} and optionally "evidence";
+    /// `db` relative to the file (or `demo`).
+    script: PathBuf,
+    /// Write the played episodes here (JSON lines; default: standard output). Written to a
+    /// temporary file and renamed when every line has played.
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Seconds a statement may run before it is stopped.
+    #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
+    sql_timeout: f64,
+}
+
+/// One line of the script.
+#[derive(Deserialize)]
+struct Line {
+    id: String,
+    db: String,
+    question: String,
+    #[serde(default)]
+    evidence: Option<String>,
+    completions: Vec<String>,
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+    let file = std::fs::File::open(&args.script).with_context(|| format!("cannot open {}", args.script.display()))?;
+    let base = args.script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let settings = Settings { limits: super::limits(args.sql_timeout)?, ..Settings::default() };
+    let mut played = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", args.script.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{} line {}", args.script.display(), n + 1);
+        let item: Line = serde_json::from_str(&line)
+            .with_context(|| format!("{}: expected {{\"id\", \"db\", \"question\", \"completions\": [...]}}", at()))?;
+        let db = if item.db == "demo" { super::db_or_demo(None)? } else { base.join(&item.db) };
+        let n_completions = item.completions.len();
+        let mut agent = Agent::new(ScriptedGenerator::new(item.completions), settings.clone());
+        let episode = agent
+            .run_with(&item.question, item.evidence.as_deref(), &db, &mut |_| {})
+            .with_context(|| format!("{}: playing {}", at(), item.id))?;
+        let left = agent.generator().remaining();
+        if left > 0 {
+            anyhow::bail!(
+                "{}: {} ended by {} after {} of its {n_completions} completions; drop the completions after the episode's end",
+                at(),
+                item.id,
+                episode.ended_by.as_str(),
+                n_completions - left
+            );
+        }
+        let segments: Vec<(&str, bool)> = agent.generator().segments().iter().map(|(t, g)| (t.as_str(), *g)).collect();
+        played.push(serde_json::to_string(&serde_json::json!({
+            "id": item.id,
+            "ended_by": episode.ended_by.as_str(),
+            "sql": episode.sql,
+            "tool_calls": episode.tool_calls,
+            "tool_turns": episode.tool_turns,
+            "segments": segments,
+        }))?);
+    }
+    match &args.out {
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            for l in &played {
+                writeln!(stdout, "{l}")?;
+            }
+        }
+        Some(out) => {
+            let mut text = played.join("\n");
+            text.push('\n');
+            let write = || -> std::io::Result<()> {
+                let mut file = sqale_convert::atomic::AtomicFile::create(out)?;
+                file.file().write_all(text.as_bytes())?;
+                file.commit().map(|_| ())
+            };
+            write().with_context(|| format!("writing {}", out.display()))?;
+            eprintln!("{} episodes played into {}", played.len(), out.display());
+        }
+    }
+    Ok(())
+}
