@@ -40,6 +40,8 @@ struct Line {
     completions: Vec<String>,
 }
 
+/// Plays every line of the script and writes the episodes, all or nothing. The scripted
+/// generator counts tokens as words, so only a token budget's edge can differ from a model's.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let file = std::fs::File::open(&args.script).with_context(|| format!("cannot open {}", args.script.display()))?;
     let base = args.script.parent().unwrap_or(Path::new(".")).to_path_buf();
