@@ -316,8 +316,6 @@ class Schema:
         t = self.t[k]
         if t["junction"]:
             return [self.fk_col(p) for p in t["junction"]]
-        if t["composite"]:
-            return [self.pk(k)]
         return [self.pk(k)]
 
     def ddl(self):
@@ -424,8 +422,7 @@ def order(tables):
         if k in done:
             return
         done.add(k)
-        t = tables[k]
-        for p in list(t["fks"]) + list(t["junction"] or []) + ([t["composite"]] if t["composite"] else []):
+        for p in tables[k]["fks"] + needs(tables, k):
             if p in tables:
                 visit(p)
         out.append(k)
