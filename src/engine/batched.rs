@@ -37,7 +37,6 @@ use super::core::{sample_from, Core, TextStream};
 use super::sequence::{check_budget, Draft, Sequence};
 use super::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, Markup};
-use crate::speculate::Speculate;
 
 /// A request from a worker's [`SequenceGenerator`] to the scheduler.
 enum Request {
@@ -123,11 +122,8 @@ impl<'m> BatchedEngine<'m> {
     /// A context of `sequences` sequences, each with `options.ctx` tokens of its own.
     pub fn new(model: &'m Model, options: EngineOptions, sequences: usize) -> Result<Self, EngineError> {
         let sequences = sequences.max(1);
-        // Sequences draft with prompt lookup only: llama.cpp's MTP drafter serves one sequence
-        // of a lone engine.
-        if matches!(options.speculation(), Speculate::Mtp | Speculate::Both) {
-            return Err(EngineError::MtpBatched);
-        }
+        // The MTP head drafts for a context of one sequence (llama.cpp's drafter serves sequence
+        // 0); Core refuses `mtp` and `both` asked of several.
         Ok(BatchedEngine { core: Core::new(model, options, sequences)?, sequences })
     }
 

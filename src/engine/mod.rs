@@ -136,9 +136,6 @@ pub enum EngineError {
     /// MTP drafting was asked of a context of several sequences.
     #[error("the MTP head drafts for one sequence only (llama.cpp's drafter serves sequence 0), and {0} were asked for; draft with prompt lookup alone for several sequences, or run one episode at a time")]
     MtpOneSequence(usize),
-    /// MTP drafting was asked of the batched engine.
-    #[error("the batched engine drafts with prompt lookup only: the MTP head drafts for a lone conversation; draft with prompt lookup alone")]
-    MtpBatched,
     /// llama.cpp could not set up MTP drafting.
     #[error("llama.cpp could not set up drafting with the MTP head: {0}")]
     Mtp(#[source] llama_cpp_2::speculative::MtpSpeculativeError),

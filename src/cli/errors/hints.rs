@@ -28,8 +28,7 @@ fn engine(e: &anyhow::Error) -> Hint {
         EngineError::NoMtpHead(_) => {
             hint("pass --speculate lookup, or `sqale convert` the checkpoint with its head (--mtp-from its base model)")
         }
-        EngineError::MtpOneSequence(_) => hint("pass --speculate lookup with --parallel"),
-        EngineError::MtpBatched => hint("pass --speculate lookup"),
+        EngineError::MtpOneSequence(_) => hint("pass --parallel 1, or --speculate lookup with several"),
         EngineError::NotExact(_) => hint("leave out --exact, or build without those kernels"),
         _ => None,
     })

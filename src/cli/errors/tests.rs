@@ -8,8 +8,8 @@ fn library_errors_get_the_flag_that_fixes_them() {
     assert!(e.to_string().contains("--gpu-layers 0"), "{e}");
     let e = with_flag_hint(sqale::engine::EngineError::NoMtpHead("m.gguf".into()).into());
     assert!(e.to_string().contains("--speculate lookup") && e.to_string().contains("--mtp-from"), "{e}");
-    let e = with_flag_hint(sqale::engine::EngineError::MtpBatched.into());
-    assert!(e.to_string().ends_with("(pass --speculate lookup)"), "{e}");
+    let e = with_flag_hint(sqale::engine::EngineError::MtpOneSequence(4).into());
+    assert!(e.to_string().contains("--parallel 1"), "{e}");
     let e = with_flag_hint(sqale::env::EnvError::NotFound("x.db".into()).into());
     assert!(e.to_string().contains("--db"), "{e}");
     let e = with_flag_hint(sqale::agent::AgentError::PromptTooLong { needed: 9, budget: 8 }.into());
