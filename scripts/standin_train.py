@@ -40,8 +40,8 @@ from transformers.models.qwen3_5.modeling_qwen3_5 import Qwen3_5DecoderLayer, Qw
 
 HIDDEN, FFN, LAYERS = 256, 768, 4
 # Every second layer is full attention (the 2B: every fourth). With one, in the last layer, the
-# loss sat at 0.4 from step 300 to 760: the model wrote the templates but named the tables of
-# its training set instead of copying them from the question and the tool results.
+# loss sat near 0.4 through step 760, the next token depending on the last token alone; with two
+# it began to use the context near step 1,000 (docs/stand-in.md, "How it learnt").
 FULL_EVERY = 2
 MTP_WEIGHT = 0.3
 
