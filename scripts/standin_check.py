@@ -12,13 +12,14 @@ a throwaway environment and runs this. Exits 1 naming the first thing that diffe
 
 import argparse
 import gzip
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from make_qwen35_tokenizer import sha256_file  # noqa: E402  (scripts/, standard library only)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Losses are printed to 6 decimals; another CPU may sum in another order.
@@ -32,14 +33,6 @@ def sums(path):
         digest, name = line.split()
         out[name] = digest
     return out
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def fail(message):
@@ -62,12 +55,12 @@ def main():
         episodes = os.path.join(work, "train-episodes.jsonl")
         with gzip.open(os.path.join(a.fixtures, "train-episodes.jsonl.gz")) as src, open(episodes, "wb") as out:
             shutil.copyfileobj(src, out)
-        if sha256(episodes) != want["train-episodes.jsonl"]:
+        if sha256_file(episodes) != want["train-episodes.jsonl"]:
             fail("train-episodes.jsonl.gz does not hold the episodes SHA256SUMS names")
         tok = os.path.join(work, "tokenizer")
         subprocess.run([sys.executable, os.path.join(HERE, "standin_tokenizer.py"), episodes, tok],
                        check=True, stdout=subprocess.DEVNULL)
-        if sha256(os.path.join(tok, "tokenizer.json")) != want["tokenizer.json"]:
+        if sha256_file(os.path.join(tok, "tokenizer.json")) != want["tokenizer.json"]:
             fail("standin_tokenizer.py made another vocabulary than the committed stand-in's")
         run = os.path.join(work, "run")
         subprocess.run([sys.executable, os.path.join(HERE, "standin_train.py"), episodes, tok, run,
