@@ -33,8 +33,9 @@ fn main() {
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let on: Vec<&str> = features.split(',').filter(|f| wanted.contains(f)).collect();
     println!("cargo:rustc-env=SQALE_CPU_FEATURES={}", on.join(","));
-    println!("cargo:rustc-env=SQALE_LLAMA_CPP={}", llama_cpp_version());
+    println!("cargo:rustc-env=SQALE_LLAMA_CPP={}{}", llama_cpp_version(), patches());
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=vendor/patches");
     println!("cargo:rerun-if-changed=Cargo.lock");
 }
 
@@ -52,4 +53,30 @@ fn llama_cpp_version() -> String {
         }
     }
     "llama-cpp-sys-2 (version unknown)".into()
+}
+
+/// ` + patches NAMES (HASH)`: the patches vendor/llama-cpp-sys-2 carries (vendor/patches), by name
+/// and a hash of their text (FNV-1a), so that a prompt cache written by another patch level is
+/// refused as stale; empty without patches.
+fn patches() -> String {
+    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("vendor/patches/llama-cpp-sys-2");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect()
+        })
+        .unwrap_or_default();
+    if files.is_empty() {
+        return String::new();
+    }
+    files.sort();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut names = Vec::new();
+    for f in &files {
+        for b in std::fs::read(f).unwrap_or_default() {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        names.push(f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    }
+    format!(" + patches {} ({hash:016x})", names.join(", "))
 }

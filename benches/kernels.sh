@@ -11,9 +11,10 @@
 #   avx2=models/llama.cpp-avx2/bin               (LLAMA_CMAKE_ARGS="-DGGML_AVX512=OFF")
 #   sqale-kernels=models/llama.cpp-kernels/bin   ("-DGGML_AVX512=OFF -DGGML_LLAMAFILE=OFF -DGGML_CPU_REPACK=OFF")
 # Every build runs with flash attention off (as sqale on the CPU) and with `--repack 1` and
-# `--repack 0` where it has repacked weights; a build with flash attention on by default (auto)
-# runs once more that way at depth. sqale runs in its default configuration. TG=0 measures
-# prefill only (deep in the context the filler takes most of the time). Run on an otherwise idle
+# `--repack 0` where it has repacked weights, and once more with flash attention auto (its
+# default). sqale runs in its default configuration (prompt text on the fast kernels, generated
+# tokens on the reference ones), with SQALE_REPACK=0 and =1, and with an f32 KV cache. TG=0
+# measures prefill only (deep in the context the filler takes most of the time). Run on an otherwise idle
 # machine: the rounds alternate because this one's speed drifts from minute to minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,15 +38,19 @@ for spec in "$@"; do
   else
     configs+=("$label|$dir|-fa off")
   fi
-  [ "$depth" = 0 ] || configs+=("$label, flash attention auto|$dir|")
+  configs+=("$label, flash attention auto|$dir|")
 done
-configs+=("sqale||")
+# sqale in its default configuration, with no weights repacked (SQALE_REPACK=0), with every file's
+# weights repacked (SQALE_REPACK=1), and with an f32 KV cache (the fields after the label:
+# environment, then sqale's own flags).
+configs+=("sqale||" "sqale, no repacking||SQALE_REPACK=0" "sqale, repacking every file||SQALE_REPACK=1"
+  "sqale, f32 KV cache|||--kv-type f32")
 for round in $(seq "$rounds"); do
   i=0
   for c in "${configs[@]}"; do
-    IFS='|' read -r label dir flags <<<"$c"
+    IFS='|' read -r label dir flags extra <<<"$c"
     if [ -z "$dir" ]; then
-      ./target/release/sqale bench -m "$model" --pp 256 --tg "$((tg > 0 ? tg : 1))" --depth "$depth" --reps 1 -t "$threads" \
+      env $flags ./target/release/sqale bench -m "$model" --pp 256 --tg "$((tg > 0 ? tg : 1))" --depth "$depth" --reps 1 -t "$threads" $extra \
         --json >"$work/out.json" 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
       python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(round(d["pp_tps_mean"],1), round(d["tg_tps_mean"],1) if int(sys.argv[2]) else "-")' \
         "$work/out.json" "$tg" >>"$work/row$i"

@@ -70,6 +70,14 @@ pub struct SystemInfo {
     pub batch_variance: Option<String>,
     /// Whether llama.cpp's tiled K-quant kernel runs ([`crate::engine::tiled_kernel_on`]).
     pub tiled_kernel: bool,
+    /// Whether batches of generated tokens get kernels of their own, apart from prefill's
+    /// ([`crate::engine::kernels_per_batch`]).
+    pub kernels_per_batch: bool,
+    /// Which kernels serve which batches ([`crate::engine::kernel_choice`]).
+    pub kernels: crate::engine::KernelChoice,
+    /// Which files are loaded with weights repacked for llama.cpp's CPU kernels
+    /// ([`crate::engine::repack_policy`]).
+    pub repack_weights: crate::engine::RepackPolicy,
     /// How far decoding is exact in this process ([`crate::engine::exactness`]).
     pub exactness: crate::engine::Exactness,
     /// The KV cache's element type by default on the default device (`--kv-type auto`).
@@ -114,6 +122,9 @@ impl SystemInfo {
             batch_invariant: crate::engine::batch_invariant(),
             batch_variance: crate::engine::batch_variance().map(str::to_string),
             tiled_kernel: crate::engine::tiled_kernel_on(),
+            kernels_per_batch: crate::engine::kernels_per_batch(),
+            kernels: crate::engine::kernel_choice(),
+            repack_weights: crate::engine::repack_policy(),
             exactness: crate::engine::exactness(),
             kv_type: crate::engine::KvType::Auto.resolve(crate::engine::gpu_offload_supported()),
             threading: crate::engine::threading(),
@@ -140,6 +151,9 @@ mod tests {
             batch_invariant: false,
             batch_variance: Some("a GPU backend (vulkan) is built in".into()),
             tiled_kernel: false,
+            kernels_per_batch: false,
+            kernels: crate::engine::KernelChoice { prefill: "p".into(), generated: "g".into() },
+            repack_weights: crate::engine::RepackPolicy::None,
             exactness: crate::engine::Exactness::No,
             kv_type: "f16",
             threading: crate::engine::threading(),
@@ -159,6 +173,9 @@ mod tests {
             "llama_cpu_kernels",
             "batch_invariant",
             "tiled_kernel",
+            "kernels_per_batch",
+            "kernels",
+            "repack_weights",
             "exactness",
             "kv_type",
             "threading",

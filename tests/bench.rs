@@ -50,7 +50,7 @@ fn speed_and_replay_reports_hold_together() {
     .unwrap();
     assert_eq!(calls, [(0, 2), (1, 2), (2, 2)], "warm-up, then each timed repetition");
     assert_eq!((r.pp_tokens, r.tg_tokens, r.threads, r.batch), (16, 4, Some(1), 256));
-    assert_eq!(r.kv_type, "f32", "the CPU's default KV cache");
+    assert_eq!(r.kv_type, "f16", "the default KV cache");
     assert_eq!(r.model, path.display().to_string());
     assert!(r.params > 100_000_000 && r.size_bytes > 90_000_000, "{r:?}");
     for rate in [r.pp_tps_mean, r.tg_tps_mean] {

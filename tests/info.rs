@@ -31,15 +31,15 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     let m = &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384"])["model"];
     assert_eq!(m["full_attention_layers"], 30);
     assert_eq!(m["recurrent_layers"], 0);
-    // f32 K and V on the CPU backend by default (docs/memory.md), f16 on asking: half of it.
-    assert_eq!(m["kv_cache_type"], "f32");
-    assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 4);
+    // f16 K and V by default (docs/memory.md), f32 on asking: twice as much.
+    assert_eq!(m["kv_cache_type"], "f16");
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 2);
     assert!(m["weights_bytes"].as_u64().unwrap() > 90_000_000);
-    let half =
-        &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384", "--kv-type", "f16"])["model"];
-    assert_eq!(half["kv_cache_type"], "f16");
-    assert_eq!(half["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 2);
-    assert_eq!(half["weights_bytes"], m["weights_bytes"]);
+    let double =
+        &info(&["--model", common::test_model().to_str().unwrap(), "--ctx", "16384", "--kv-type", "f32"])["model"];
+    assert_eq!(double["kv_cache_type"], "f32");
+    assert_eq!(double["kv_cache_bytes"], 16384u64 * 30 * 3 * (64 + 64) * 4);
+    assert_eq!(double["weights_bytes"], m["weights_bytes"]);
 
     // The tiny qwen35: 3 linear-attention layers and 1 full-attention layer (2 KV heads of 16);
     // conv state 3 x (64 + 2*2*16) f32 and SSM state 4 x 16 x 16 f32 per recurrent layer.
@@ -49,7 +49,7 @@ fn memory_for_a_transformer_and_a_hybrid_model() {
     assert_eq!(m["architecture"], "qwen35");
     assert_eq!(m["full_attention_layers"], 1);
     assert_eq!(m["recurrent_layers"], 3);
-    assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 4);
+    assert_eq!(m["kv_cache_bytes"], 16384u64 * 2 * (16 + 16) * 2);
     assert_eq!(m["recurrent_state_bytes"], 3u64 * (3 * (64 + 2 * 2 * 16) * 4 + 4 * 16 * 16 * 4));
 }
 
@@ -106,10 +106,11 @@ fn info_names_llamas_kernels_and_the_thread_defaults() {
     assert_eq!(j["threading"]["policy_from"], "environment");
 }
 
-/// sqale's own build is batch-invariant, and says whether llama.cpp's tiled K-quant kernel runs
-/// (it follows `GGML_CPU_TILED_MM`, which a user sets to 0 for exactness in any batch).
+/// sqale's own build chooses kernels per batch: prompt text on llama.cpp's fast kernels,
+/// generated tokens on its reference kernels, so decoding is exact in any batch with the tiled
+/// K-quant kernel on (it follows `GGML_CPU_TILED_MM`) and `--exact` has nothing to switch off.
 #[test]
-fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kernel_runs() {
+fn info_says_which_kernels_serve_which_batches_and_how_far_decoding_is_exact() {
     let run_with = |tiled: Option<&str>, exact: bool| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_sqale"));
         c.args(["info", "--json"]);
@@ -141,10 +142,17 @@ fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kerne
 
     // How far decoding is exact, and the named mode that makes it exact in any batch.
     let exact = run_with(None, true);
+    assert_eq!(default["kernels_per_batch"], true, "sqale's llama.cpp carries the switch: {default}");
+    let generated = default["kernels"]["generated"].as_str().unwrap();
     if sqale::engine::GPU_BACKENDS.is_empty() {
-        assert_eq!(default["exactness"], if x86_cpu { "below_tiled_rows" } else { "any_batch" }, "{default}");
+        assert_eq!(default["exactness"], "any_batch", "{default}");
+        assert!(generated.starts_with("llama.cpp's reference kernels"), "{default}");
+        if x86_cpu {
+            let prefill = default["kernels"]["prefill"].as_str().unwrap();
+            assert!(prefill.contains("llamafile sgemm") && prefill.contains("tiled K-quant"), "{default}");
+        }
         assert_eq!(exact["exactness"], "any_batch", "{exact}");
-        assert_eq!(exact["tiled_kernel"], false, "--exact switches the tiled kernel off: {exact}");
+        assert_eq!(exact["tiled_kernel"], x86_cpu, "--exact leaves prefill's tiled kernel on: {exact}");
         assert_eq!(run(Some("0"))["exactness"], "any_batch");
     } else {
         assert_eq!(default["exactness"], "no", "{default}");
@@ -153,7 +161,7 @@ fn info_says_whether_the_kernels_are_batch_invariant_and_whether_the_tiled_kerne
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("can't decode exactly") && err.contains("GPU backend"), "{err}");
     }
-    assert_eq!(default["kv_type"], if sqale::engine::GPU_BACKENDS.is_empty() { "f32" } else { "f16" });
+    assert_eq!(default["kv_type"], "f16");
 }
 
 #[test]

@@ -35,8 +35,8 @@ const QUESTION: &str = "Which supplier shipped the most back-ordered items?";
 
 /// Greedy: the episode through the server and in-process on the same file. The two llama.cpp
 /// builds (the wheel's and sqale's) may round differently; how far they agree is printed, and
-/// the first turn, decoded from the same prompt, must be the same text. Each turn's request
-/// reuses everything the server decoded before it.
+/// the first turn, decoded from the same prompt, must start with the same text. Each turn's
+/// request reuses everything the server decoded before it.
 #[test]
 fn ask_through_llama_server_matches_in_process_and_reuses_each_turns_prefix() {
     let _g = common::one_at_a_time();
@@ -74,7 +74,12 @@ fn ask_through_llama_server_matches_in_process_and_reuses_each_turns_prefix() {
         remote["episode"]["ended_by"],
         local["episode"]["ended_by"]
     );
-    assert!(same >= 1, "the first turn differs:\nserver: {:?}\nin-process: {:?}", r.first(), l.first());
+    // The first turn starts from the same prompt; greedy decoding on two builds' kernels may
+    // part at a near-tie later in it (seen at character 45 after the KV cache went to f16).
+    let (r0, l0) = (r.first().cloned().unwrap_or_default(), l.first().cloned().unwrap_or_default());
+    let agree = r0.chars().zip(l0.chars()).take_while(|(a, b)| a == b).count();
+    eprintln!("first turn: the first {agree} characters agree");
+    assert!(agree >= 20, "the first turn differs from its start:\nserver: {r0:?}\nin-process: {l0:?}");
     // The cache claim, turn by turn, from the server's own counters.
     let t = remote["episode"]["turns"].as_array().unwrap();
     let mut previous: Option<(u64, u64)> = None;

@@ -144,8 +144,8 @@ impl From<&Episode> for LiveEpisode {
 /// Decodes `tokens` in one go, or one at a time (as generated tokens are).
 fn decode(engine: &mut Engine<'_>, tokens: &[LlamaToken], one_by_one: bool) -> Result<(), BenchError> {
     if one_by_one {
-        for t in tokens {
-            engine.decode(std::slice::from_ref(t))?;
+        for &t in tokens {
+            engine.decode_sampled(&[t])?;
         }
     } else {
         engine.decode(tokens)?;

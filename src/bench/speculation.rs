@@ -235,7 +235,7 @@ fn verify_cost(
         let (mut plain, mut verify) = (Vec::new(), Vec::new());
         for rep in 0..=setup.reps {
             let t = Instant::now();
-            engine.decode(&[pending])?;
+            engine.decode_sampled(&[pending])?;
             let plain_s = t.elapsed().as_secs_f64();
             pending = argmax(engine.logits());
             let draft = &drafts.next().unwrap_or(&random[..MAX_K])[..k];

@@ -30,6 +30,7 @@ impl HardwareArgs {
             device: self.device.clone(),
             skip_mtp: false,
             vocab_only: false,
+            repack: None,
         }
     }
 }
@@ -85,9 +86,8 @@ pub struct EngineArgs {
     /// the prompt once per process and keep it in memory).
     #[arg(long)]
     no_prompt_cache: bool,
-    /// The KV cache's element type: `auto` (f32 on the CPU, where it prefills as fast as f16 or
-    /// faster; f16 on a GPU), `f16` (half the memory, decodes about 1.1x faster deep in a context)
-    /// or `f32`. Both are exact on sqale's CPU build.
+    /// The KV cache's element type: `auto` (f16, as llama.cpp's default: half the memory of
+    /// f32, and faster deep in a context), `f16` or `f32`. Both are exact on sqale's CPU build.
     #[arg(long, default_value_t = sqale::engine::KvType::Auto)]
     kv_type: sqale::engine::KvType,
     #[command(flatten)]
@@ -98,10 +98,11 @@ pub struct EngineArgs {
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct ExactArgs {
     /// Exact decoding in any batch: a token gets the logits it gets decoded alone, so drafting,
-    /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding, on
-    /// K-quant files too (it switches llama.cpp's tiled K-quant kernel off: slower prefill of
-    /// those files only; see `sqale info` and docs/speculative-decoding.md, "Exactness").
-    /// Refused on a build that can't be exact.
+    /// `--parallel` and `serve` play exactly the episodes of plain one-at-a-time decoding.
+    /// sqale's own build is exact already (generated tokens run on llama.cpp's reference
+    /// kernels); on a llama.cpp without its patch it switches the tiled K-quant kernel off (see
+    /// `sqale info` and docs/speculative-decoding.md, "Exactness"). Refused on a build that
+    /// can't be exact.
     #[arg(long)]
     pub(crate) exact: bool,
 }

@@ -78,7 +78,20 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         None => println!("batch-invariant kernels: yes (speculation is exact: --speculate auto drafts)"),
         Some(why) => println!("batch-invariant kernels: no, {why} (--speculate auto decodes plainly)"),
     }
-    if info.tiled_kernel {
+    println!("kernels for prompt text (prefill): {}", info.kernels.prefill);
+    println!("kernels for generated tokens (decoding, verify batches): {}", info.kernels.generated);
+    let var = sqale::engine::REPACK_VAR;
+    let repack = match info.repack_weights {
+        sqale::engine::RepackPolicy::All if std::env::var_os(var).is_some() => format!("yes, every file ({var})"),
+        sqale::engine::RepackPolicy::All => format!("yes (ARM's repacked dot-product kernels; {var}=0 turns them off)"),
+        sqale::engine::RepackPolicy::None => format!("no ({var}=0)"),
+        sqale::engine::RepackPolicy::WithoutKQuants => format!(
+            "files without K-quant weights (Q8_0, Q4_0: their repacked GEMM prefills faster; the tiled K-quant \
+             kernel takes K-quants; {var}=0|1 for none or all)"
+        ),
+    };
+    println!("repacked weights: {repack}");
+    if info.tiled_kernel && !info.kernels_per_batch {
         println!(
             "tiled K-quant kernel: on (batches of {}+ rows of K-quant weights: fast prefill; drafts stop at {} on \
              such models; --exact or {}=0 makes every batch exact: docs/speculative-decoding.md, \"Exactness\")",
@@ -95,7 +108,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         sqale::engine::Exactness::No => "no (a token's logits depend on its batch here)",
     };
     println!("exact decoding: {exact}");
-    println!("KV cache: {} by default (--kv-type; f16 halves its memory)", info.kv_type);
+    println!("KV cache: {} by default (--kv-type f16|f32; f32 doubles its memory)", info.kv_type);
     let t = &info.threading;
     let policy = match t.policy_from {
         Some(from) => format!(", {} (from {from})", t.wait_settings()),

@@ -15,13 +15,10 @@
 //! batching and attention rules are the decode core's (`engine/core.rs`), and what a step does
 //! to a sequence is `engine/sequence.rs`, both shared with the lone [`super::Engine`];
 //! appended text is decoded alone in the batch, generated tokens one per sequence. What remains
-//! is whether llama.cpp's matrix kernels give a row the same bits whatever the other rows are.
-//! This build turns the CPU backend's weight repacking off, and for Q8_0, Q4_1 and the other
-//! weights without a tiled kernel a row's bits do not depend on its batch; llama.cpp's tiled
-//! K-quant kernel (Q4_K, Q5_K, Q6_K on AVX2) rounds differently once a batch reaches
-//! [`super::TILED_MIN_ROWS`] rows, so sequences of a K-quant model can differ with the number
-//! of sequences decoding at once unless that kernel is off ([`super::tiled_kernel_on`],
-//! docs/speculative-decoding.md).
+//! is whether llama.cpp's matrix kernels give a row the same bits whatever the other rows are:
+//! batches of generated tokens run on llama.cpp's reference kernels, where they do, so a
+//! sequence plays the lone episode however many others decode beside it
+//! ([`super::kernels_per_batch`], docs/speculative-decoding.md, "Kernels per batch").
 //!
 //! The system prompt is decoded once, snapshotted, and copied into each sequence as it starts.
 
@@ -34,6 +31,7 @@ use std::time::Instant;
 use llama_cpp_2::token::LlamaToken;
 
 use super::core::{sample_from, Core, TextStream};
+use super::kernels::BatchKind;
 use super::sequence::{check_budget, Draft, Sequence};
 use super::{EngineError, EngineOptions, Model};
 use crate::generate::{Completion, Counters, Finish, GenerateError, Generator, Markup};
@@ -309,7 +307,7 @@ impl<'m> BatchedEngine<'m> {
         let Work::Prefill { tokens, done } = &mut sched.work else { return Ok(()) };
         let (tokens, start) = (std::mem::take(tokens), *done);
         let end = (start + self.core.chunk()).min(tokens.len());
-        if let Some(index) = sched.seq.decode(&mut self.core, &tokens[start..end])? {
+        if let Some(index) = sched.seq.decode(&mut self.core, &tokens[start..end], BatchKind::Appended)? {
             sched.logits.clear();
             sched.logits.extend_from_slice(self.core.logits(index));
         }

@@ -6,21 +6,21 @@
 //! cannot drift apart:
 //! - each sequence has `ctx` tokens of KV cache of its own (llama.cpp's non-unified cache), so its
 //!   attention sees the same cache layout whether it is alone or not;
-//! - appended text is decoded alone in the batch, in chunks of `batch` tokens;
+//! - appended text is decoded alone in the batch, in chunks of `batch` tokens, on llama.cpp's
+//!   fastest CPU kernels: a plain and a drafting run decode exactly the same such batches;
+//! - batches that hold generated tokens (one-token decoding, verify batches, several
+//!   sequences' tokens) run on llama.cpp's reference kernels, whose result for a row does not
+//!   depend on its batch ([`BatchKind`], [`super::kernels`]);
 //! - on the CPU backend attention takes the plain path: llama.cpp's CPU flash attention picks
 //!   its kernel by batch shape (a lone query over 512+ cached tokens is split across threads and
 //!   reduced, other shapes are not), so a row's rounding would depend on its batch; the plain
 //!   path rounds a row the same way whatever the batch, and is no slower on CPU at these lengths
 //!   (docs/evaluation.md, "Many episodes at once");
-//! - on the CPU backend the KV cache is f32: with f16 K and V, the attention products of four or
-//!   more query rows of one sequence take llama.cpp's tinyBLAS f16 path while one row takes the
-//!   plain dot product, so a verify batch's rows from the fourth on differed from one-token
-//!   decoding (up to 0.76 in a logit on SmolLM2); with f32 every row of the first verify batch
-//!   after appended text is bit-identical (measured with `examples/verify_probe.rs`; for some
-//!   tokens llama.cpp still rounds a token decoded with the next one in a batch differently from
-//!   one decoded alone, plain decoding included: `examples/batch_probe.rs`). It costs
-//!   twice the KV memory, which for Qwen3.5's six full-attention layers is 0.4 GiB at 16,384
-//!   tokens.
+//! - the KV cache is f16 by default: on the reference kernels, attention over f16 K and V rounds
+//!   a generated row the same in any batch (llamafile's f16 path, which a batch of four or more
+//!   rows took on prompt-text kernels and which changed a logit by up to 0.76 on SmolLM2, serves
+//!   prompt text only; `examples/verify_probe.rs`), and it halves what attention reads deep in
+//!   a context.
 
 use std::num::NonZeroU32;
 use std::time::Instant;
@@ -36,6 +36,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use super::kernels::{use_reference_kernels, BatchKind};
 use super::prompt_cache::{DiskCache, PromptCacheError};
 use super::{default_threads, EngineError, EngineOptions, Model};
 use crate::generate::{GenerateError, Markup, PrefixSource};
@@ -51,6 +52,36 @@ struct PrefixSnapshot {
     tokens: Vec<LlamaToken>,
     /// The sequence state after them.
     state: SeqState,
+}
+
+/// A run of a sequence's tokens decoded the same way: appended text in the batches it was
+/// decoded in (a replay must decode it in the same ones), or generated tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Segment {
+    /// Position of its first token.
+    pub(crate) start: usize,
+    /// Its tokens.
+    pub(crate) len: usize,
+    /// What it holds, which chose its kernels.
+    pub(crate) kind: BatchKind,
+}
+
+impl Segment {
+    /// Adds a segment after `segments`: generated tokens join generated tokens before them
+    /// (their kernels round a row the same way in any batch); appended text keeps its own
+    /// segment, whose batches a replay repeats.
+    pub(crate) fn push(segments: &mut Vec<Segment>, start: usize, len: usize, kind: BatchKind) {
+        if len == 0 {
+            return;
+        }
+        if let Some(last) = segments.last_mut() {
+            if kind == BatchKind::Generated && last.kind == kind && last.start + last.len == start {
+                last.len += len;
+                return;
+            }
+        }
+        segments.push(Segment { start, len, kind });
+    }
 }
 
 /// How a sequence's prefix came to be in the cache.
@@ -262,8 +293,8 @@ impl<'m> Core<'m> {
         }
     }
 
-    /// Decodes the batch as it stands.
-    fn decode_batch(&mut self) -> Result<(), GenerateError> {
+    /// Decodes the batch as it stands, on the kernels for `kind`.
+    fn decode_batch(&mut self, kind: BatchKind) -> Result<(), GenerateError> {
         self.decodes += 1;
         if self.fail_decode_after.is_some_and(|n| self.decodes > n) {
             return Err(GenerateError::Backend(format!(
@@ -271,26 +302,33 @@ impl<'m> Core<'m> {
                 self.decodes - 1
             )));
         }
+        use_reference_kernels(kind);
         self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))
     }
 
     /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos`, alone in
-    /// one batch; returns the index of the last token's logits.
-    pub(crate) fn decode_chunk(&mut self, seq: usize, pos: usize, tokens: &[LlamaToken]) -> Result<i32, GenerateError> {
+    /// one batch of `kind`; returns the index of the last token's logits.
+    fn decode_chunk(
+        &mut self,
+        seq: usize,
+        pos: usize,
+        tokens: &[LlamaToken],
+        kind: BatchKind,
+    ) -> Result<i32, GenerateError> {
         self.batch.clear();
         for (k, &t) in tokens.iter().enumerate() {
             self.batch
                 .add(t, (pos + k) as i32, &[seq as i32], k + 1 == tokens.len())
                 .map_err(|e| failed("adding to a batch", e))?;
         }
-        self.decode_batch()?;
+        self.decode_batch(kind)?;
         self.mtp_process()?;
         Ok(tokens.len() as i32 - 1)
     }
 
     /// Decodes `tokens` (at most [`Self::chunk`]) of sequence `seq` from position `pos` in one
     /// batch, with logits for each token whose `marks` entry is set ([`Self::logits`] of the
-    /// token's index in `tokens`).
+    /// token's index in `tokens`). Known text: the fast kernels.
     pub(crate) fn decode_marked(
         &mut self,
         seq: usize,
@@ -302,18 +340,20 @@ impl<'m> Core<'m> {
         for (k, (&t, &m)) in tokens.iter().zip(marks).enumerate() {
             self.batch.add(t, (pos + k) as i32, &[seq as i32], m).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.decode_batch()?;
+        self.decode_batch(BatchKind::Appended)?;
         self.ctx.get_mut().synchronize();
         Ok(())
     }
 
-    /// Decodes `tokens` of sequence `seq` from position `pos` in chunks and waits for the device;
-    /// returns the index of the last token's logits in the last batch (`None` for no tokens).
+    /// Decodes `tokens` of sequence `seq` from position `pos` in chunks of `kind` and waits for
+    /// the device; returns the index of the last token's logits in the last batch (`None` for
+    /// no tokens).
     pub(crate) fn decode_run(
         &mut self,
         seq: usize,
         pos: usize,
         tokens: &[LlamaToken],
+        kind: BatchKind,
     ) -> Result<Option<i32>, GenerateError> {
         let needed = pos + tokens.len();
         if needed > self.per_seq {
@@ -321,7 +361,7 @@ impl<'m> Core<'m> {
         }
         let mut last = None;
         for (c, part) in tokens.chunks(self.chunk).enumerate() {
-            last = Some(self.decode_chunk(seq, pos + c * self.chunk, part)?);
+            last = Some(self.decode_chunk(seq, pos + c * self.chunk, part, kind)?);
         }
         // A GPU backend returns before the work is done; wait, so that the time counted is the
         // decode's and not the next call's.
@@ -331,14 +371,15 @@ impl<'m> Core<'m> {
 
     /// Decodes rows `(seq, pos, token)` in one batch, every row with its logits (row `k`'s are
     /// output `k`): one generated token of each of several sequences, or a pending token and
-    /// its draft. The time it took goes into the cost curve.
+    /// its draft. The time it took goes into the cost curve. Generated tokens: the reference
+    /// kernels.
     pub(crate) fn decode_rows(&mut self, rows: &[(usize, usize, LlamaToken)]) -> Result<(), GenerateError> {
         let started = Instant::now();
         self.batch.clear();
         for &(seq, pos, token) in rows {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
-        self.decode_batch()?;
+        self.decode_batch(BatchKind::Generated)?;
         self.ctx.get_mut().synchronize();
         self.cost.record(rows.len(), started.elapsed().as_secs_f64());
         Ok(())
@@ -448,27 +489,43 @@ impl<'m> Core<'m> {
         matches!(self.ctx.get_mut().clear_kv_cache_seq(Some(seq as u32), Some(keep as u32), None), Ok(true))
     }
 
-    /// Rebuilds sequence `seq` as exactly `tokens`: from the prefix snapshot when `tokens`
-    /// starts with it, else from nothing; returns the index of the last token's logits (`None`
-    /// when nothing was decoded). The way out when [`Self::rollback`] can't.
-    pub(crate) fn replay(&mut self, seq: usize, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
+    /// Rebuilds sequence `seq` as exactly `tokens`, decoded as its `segments` first were (each
+    /// run of appended text in the same batches, on the same kernels): from the prefix snapshot
+    /// when `tokens` starts with it and it ends where a segment does, else from nothing;
+    /// returns the index of the last token's logits (`None` when nothing was decoded). The way
+    /// out when [`Self::rollback`] can't.
+    pub(crate) fn replay(
+        &mut self,
+        seq: usize,
+        tokens: &[LlamaToken],
+        segments: &[Segment],
+    ) -> Result<Option<i32>, GenerateError> {
         self.clear(seq);
+        let mut from = 0;
         if let Context::Mtp(m) = &mut self.ctx {
             // The head relearns the whole sequence from the replay's batches.
             let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
-            return self.decode_run(seq, 0, tokens);
-        }
-        let mut from = 0;
-        if let Some(snap) =
-            self.prefix.as_ref().filter(|p| tokens.starts_with(&p.tokens) && p.tokens.len() < tokens.len())
-        {
+        } else if let Some(snap) = self.prefix.as_ref().filter(|p| {
+            tokens.starts_with(&p.tokens)
+                && p.tokens.len() < tokens.len()
+                && segments.iter().any(|s| s.start + s.len == p.tokens.len())
+        }) {
             self.ctx
                 .get_mut()
                 .state_seq_set(&snap.state, seq as i32)
                 .map_err(|e| failed("restoring the prompt snapshot", e))?;
             from = snap.tokens.len();
         }
-        self.decode_run(seq, from, &tokens[from..])
+        let mut last = None;
+        for s in segments {
+            let end = (s.start + s.len).min(tokens.len());
+            if end <= from {
+                continue;
+            }
+            let start = s.start.max(from);
+            last = self.decode_run(seq, start, &tokens[start..end], s.kind)?.or(last);
+        }
+        Ok(last)
     }
 
     /// A copy of sequence `seq`'s state in the cache, or `None` with the MTP head (its own cache
@@ -538,7 +595,7 @@ impl<'m> Core<'m> {
         let (source, logits) = if self.restore_from_disk(seq, text, &tokens) {
             (PrefixSource::Disk, None)
         } else {
-            let logits = self.decode_run(seq, 0, &tokens)?;
+            let logits = self.decode_run(seq, 0, &tokens, BatchKind::Appended)?;
             self.save_to_disk(seq, text, &tokens);
             (PrefixSource::Decoded, logits)
         };
@@ -560,7 +617,7 @@ impl<'m> Core<'m> {
             let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
         }
         let tokens = self.model.tokenize_markup(text, true);
-        let logits = self.decode_run(seq, 0, &tokens)?;
+        let logits = self.decode_run(seq, 0, &tokens, BatchKind::Appended)?;
         if let Context::Mtp(m) = &mut self.ctx {
             m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
         }

@@ -1,4 +1,5 @@
-//! Which of llama.cpp's CPU kernels run, and whether a token's logits depend on its batch.
+//! Which of llama.cpp's CPU kernels run, for which batches, and whether a token's logits depend
+//! on its batch.
 //!
 //! Speculative decoding is exact only if a token decoded in a verify batch gets bit for bit the
 //! logits it gets decoded alone (docs/speculative-decoding.md). Most of llama.cpp's CPU matrix
@@ -12,17 +13,126 @@
 //!   better), which takes Q2_K…Q6_K and IQ weights from [`TILED_MIN_ROWS`] rows on. Its switch is
 //!   the environment variable `GGML_CPU_TILED_MM`, read once at the first matrix product.
 //!
-//! The first kind decides [`batch_invariant`]. The tiled kernel is left on: it is what makes
-//! prefill of a K-quant model fast (on the synthetic Qwen3.5-2B at q4_k_m, 30.5 against 18.8
-//! tokens/s here), and a verify batch of fewer than [`TILED_MIN_ROWS`] rows never meets it, so the
-//! engine keeps drafts short enough on a model with such weights ([`tiled_kernel_on`],
-//! [`super::Model::has_tiled_weights`]). `GGML_CPU_TILED_MM=0` makes every batch invariant, for
-//! `eval --parallel` and `sqale serve` to play exactly the lone episodes of a K-quant model
-//! (docs/speculative-decoding.md, "Exactness").
+//! sqale's llama.cpp carries a patch (`vendor/patches/llama-cpp-sys-2/`) that switches the CPU
+//! backend to llama.cpp's reference kernels for the graphs one thread computes
+//! ([`use_reference_kernels`]): no llamafile, no tiled kernel, no fusion, repacked weights one
+//! row at a time, ARM's int8 product one row at a time. The engine turns it on for batches
+//! that hold generated tokens (one-token decoding, verify batches) and off for appended text
+//! (prompt, question, tool results), which a plain and a drafting run decode in the same
+//! batches: prefill runs on the fastest kernels, and generated tokens stay exact
+//! ([`KernelChoice`]). Without the patch (another llama.cpp), the batch-shaped kernels decide
+//! [`batch_invariant`] as before: a build without them is exact, the tiled kernel aside.
+
+use std::sync::OnceLock;
+
+/// What a batch holds, which decides the CPU kernels it runs on ([`use_reference_kernels`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BatchKind {
+    /// Text appended to a sequence (a prompt, a question, a tool result, known text scored):
+    /// decoded in the same batches whether drafts are verified or not, so any kernel keeps
+    /// plain and drafting runs identical. The fast kernels.
+    Appended,
+    /// Generated tokens: one-token decoding and verify batches, whose rows must round as one
+    /// token decoded alone does. The reference kernels, where the switch exists.
+    Generated,
+}
+
+/// The patch's `void ggml_cpu_set_thread_use_ref(bool)`.
+type UseRefFn = unsafe extern "C" fn(bool);
+
+/// The patch's switch, found through the CPU backend's registry (so that it works when the CPU
+/// backend is a library loaded at run time, `--features portable`); `None` in a llama.cpp
+/// without the patch or without a CPU backend.
+fn reference_switch() -> Option<UseRefFn> {
+    static ONCE: OnceLock<Option<UseRefFn>> = OnceLock::new();
+    *ONCE.get_or_init(|| {
+        super::model::backend().ok()?;
+        // SAFETY: registry look-ups by NUL-terminated name; a non-null address for this name
+        // is the patch's `void ggml_cpu_set_thread_use_ref(bool)` (the patch registers it under
+        // that name only).
+        unsafe {
+            let reg = llama_cpp_sys_2::ggml_backend_reg_by_name(c"CPU".as_ptr());
+            if reg.is_null() {
+                return None;
+            }
+            let f = llama_cpp_sys_2::ggml_backend_reg_get_proc_address(reg, c"ggml_cpu_set_thread_use_ref".as_ptr());
+            if f.is_null() {
+                return None;
+            }
+            Some(std::mem::transmute::<*mut std::ffi::c_void, UseRefFn>(f))
+        }
+    })
+}
+
+/// Whether llama.cpp here can switch kernels per batch (sqale's patch is in, with a CPU backend).
+pub fn kernels_per_batch() -> bool {
+    reference_switch().is_some()
+}
+
+/// Sets the CPU kernels of the batches this thread decodes next: the reference kernels for
+/// [`BatchKind::Generated`], the fast ones for [`BatchKind::Appended`]. A no-op without the
+/// switch ([`kernels_per_batch`]); GPU backends are not affected.
+pub(crate) fn use_reference_kernels(kind: BatchKind) {
+    if let Some(set) = reference_switch() {
+        // SAFETY: the patch's function takes a bool and sets a thread-local flag.
+        unsafe { set(kind == BatchKind::Generated) }
+    }
+}
+
+/// Which kernels serve which batches in this process, in words, for `sqale info`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KernelChoice {
+    /// The kernels appended text (prefill) runs on.
+    pub prefill: String,
+    /// The kernels generated tokens (one-token decoding, verify batches) run on.
+    pub generated: String,
+}
+
+/// This process's [`KernelChoice`].
+pub fn kernel_choice() -> KernelChoice {
+    let mut kernels = cpu_kernels();
+    if super::model::repack_policy() == super::model::RepackPolicy::None {
+        // Compiled in, but models are loaded without repacked weights.
+        kernels.retain(|k| k != "REPACK");
+    }
+    choice(&kernels, kernels_per_batch(), tiled_kernel_on(), super::GPU_BACKENDS)
+}
+
+/// The choice from the kernels in use (`REPACK` where weights are repacked), whether the switch
+/// exists, and the tiled kernel's state.
+fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> KernelChoice {
+    let has = |k: &str| kernels.iter().any(|x| x == k);
+    let mut fast = Vec::new();
+    if has("LLAMAFILE") {
+        fast.push("llamafile sgemm");
+    }
+    if has("REPACK") {
+        fast.push("repacked GEMM from 4 rows");
+    }
+    if tiled {
+        fast.push("tiled K-quant product from 8 rows");
+    }
+    if has("MATMUL_INT8") {
+        fast.push("int8 matrix multiply, two rows at a time");
+    }
+    let fast = if fast.is_empty() { "llama.cpp's plain dot products".to_string() } else { fast.join(", ") };
+    let gpu =
+        if gpu_backends.is_empty() { String::new() } else { format!(" (layers on {gpu_backends}: its own kernels)") };
+    if switch {
+        let one_row = if has("REPACK") { "repacked GEMV, one row at a time" } else { "one dot product a row" };
+        KernelChoice {
+            prefill: format!("{fast}{gpu}"),
+            generated: format!("llama.cpp's reference kernels ({one_row}; no sgemm, tiled product or fusion){gpu}"),
+        }
+    } else {
+        KernelChoice { prefill: format!("{fast}{gpu}"), generated: format!("the same as prefill{gpu}") }
+    }
+}
 
 /// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch,
 /// by their names in llama.cpp's system report.
-const BATCH_SHAPED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "KLEIDIAI", "AMX_INT8", "MATMUL_INT8"];
+/// The first three are the ones the per-batch switch covers ([`use_reference_kernels`]).
+const BATCH_SHAPED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "MATMUL_INT8", "KLEIDIAI", "AMX_INT8"];
 
 /// The environment variable that switches llama.cpp's tiled K-quant matrix product (on unless
 /// set to a number that reads as 0, as C's `atoi` reads it).
@@ -52,7 +162,7 @@ pub fn batch_variance() -> Option<&'static str> {
     static ONCE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     ONCE.get_or_init(|| {
         let kernels = cpu_kernels();
-        variance(super::GPU_BACKENDS, &kernels)
+        variance(super::GPU_BACKENDS, &kernels, kernels_per_batch())
     })
     .as_deref()
 }
@@ -60,24 +170,30 @@ pub fn batch_variance() -> Option<&'static str> {
 /// Whether a token decoded in a batch with others gets exactly the logits it gets decoded
 /// alone in this build, in every batch the engine verifies drafts in: a CPU-only build without
 /// the batch-shaped kernels ([`batch_variance`] says why not). The engine's other settings (an
-/// f32 KV cache, flash attention off) are always so on the CPU, and its verify batches stay
+/// flash attention off on the CPU, generated tokens on the reference kernels) keep it so, and its verify batches stay
 /// below the tiled kernel's size where that kernel would take them.
 pub fn batch_invariant() -> bool {
     batch_variance().is_none()
 }
 
-/// The reason, from the GPU backends built in and the kernels reported.
-fn variance(gpu_backends: &str, kernels: &[String]) -> Option<String> {
+/// The reason, from the GPU backends built in, the kernels reported, and whether the per-batch
+/// switch exists (it covers llamafile, repacking and ARM's int8 product, not KleidiAI or AMX).
+fn variance(gpu_backends: &str, kernels: &[String], switch: bool) -> Option<String> {
     if !gpu_backends.is_empty() {
         return Some(format!("a GPU backend ({gpu_backends}) is built in"));
     }
     if kernels.is_empty() {
         return Some("llama.cpp reported no CPU kernels".into());
     }
-    if let Some(k) = batch_shaped(kernels) {
-        return Some(format!(
-            "llama.cpp was built with {k}; build with GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF (docs/speculative-decoding.md)"
-        ));
+    let shaped = if switch { &BATCH_SHAPED_KERNELS[3..] } else { BATCH_SHAPED_KERNELS };
+    if let Some(k) = kernels.iter().map(String::as_str).find(|k| shaped.contains(k)) {
+        let fix = if switch {
+            format!("build without it (GGML_{k}=OFF)")
+        } else {
+            "build sqale's patched llama.cpp (vendor/llama-cpp-sys-2), or with GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF"
+                .into()
+        };
+        return Some(format!("llama.cpp was built with {k}; {fix} (docs/speculative-decoding.md)"));
     }
     None
 }
@@ -87,7 +203,8 @@ fn variance(gpu_backends: &str, kernels: &[String]) -> Option<String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exactness {
-    /// In every batch: a batch-invariant build, the tiled K-quant kernel off.
+    /// In every batch: generated tokens on the reference kernels (sqale's llama.cpp), or a
+    /// batch-invariant build with the tiled K-quant kernel off.
     AnyBatch,
     /// In batches below [`TILED_MIN_ROWS`] rows of K-quant weights, and in any batch of other
     /// weights: a lone sequence's verify batches (the engine keeps them that short), not
@@ -101,7 +218,7 @@ pub enum Exactness {
 pub fn exactness() -> Exactness {
     if !batch_invariant() {
         Exactness::No
-    } else if tiled_kernel_on() {
+    } else if tiled_kernel_on() && !kernels_per_batch() {
         Exactness::BelowTiledRows
     } else {
         Exactness::AnyBatch
@@ -116,6 +233,11 @@ pub fn exactness() -> Exactness {
 pub fn make_exact() -> Result<(), super::EngineError> {
     if let Some(why) = batch_variance() {
         return Err(super::EngineError::NotExact(why.to_string()));
+    }
+    if kernels_per_batch() {
+        // Verify batches run on the reference kernels, which the tiled kernel is not one of:
+        // every batch is exact already, and prefill keeps the tiled kernel.
+        return Ok(());
     }
     std::env::set_var(TILED_MM_VAR, "0");
     Ok(())
@@ -155,11 +277,6 @@ pub(super) fn tiled_type(name: &str) -> bool {
             | "iq1_s"
             | "iq1_m"
     )
-}
-
-/// The first batch-shaped kernel among those reported.
-fn batch_shaped(kernels: &[String]) -> Option<&str> {
-    kernels.iter().map(String::as_str).find(|k| BATCH_SHAPED_KERNELS.contains(k))
 }
 
 /// Whether llama.cpp's tiled kernel is on for this value of its variable: on when unset, off
@@ -209,12 +326,42 @@ mod tests {
     #[test]
     fn names_what_makes_a_batch_change_a_token() {
         let clean = names(&["AVX2", "FMA", "OPENMP"]);
-        assert_eq!(variance("", &clean), None);
-        let repack = variance("", &names(&["NEON", "REPACK"])).unwrap();
+        assert_eq!(variance("", &clean, false), None);
+        // Without the per-batch switch, the batch-shaped kernels make a build inexact.
+        let repack = variance("", &names(&["NEON", "REPACK"]), false).unwrap();
         assert!(repack.contains("REPACK") && repack.contains("GGML_CPU_REPACK=OFF"), "{repack}");
-        assert!(variance("", &names(&["AVX2", "LLAMAFILE"])).unwrap().contains("LLAMAFILE"));
-        assert!(variance("vulkan", &clean).unwrap().contains("vulkan"));
-        assert!(variance("", &[]).is_some(), "no report is no proof");
+        assert!(variance("", &names(&["AVX2", "LLAMAFILE"]), false).unwrap().contains("LLAMAFILE"));
+        // With it, llamafile, repacking and ARM's int8 product serve prefill only.
+        assert_eq!(variance("", &names(&["AVX2", "LLAMAFILE", "REPACK"]), true), None);
+        assert_eq!(variance("", &names(&["NEON", "DOTPROD", "MATMUL_INT8", "REPACK"]), true), None);
+        let amx = variance("", &names(&["AVX512", "AMX_INT8", "REPACK"]), true).unwrap();
+        assert!(amx.contains("AMX_INT8") && amx.contains("GGML_AMX_INT8=OFF"), "{amx}");
+        assert!(variance("vulkan", &clean, true).unwrap().contains("vulkan"));
+        assert!(variance("", &[], true).is_some(), "no report is no proof");
+    }
+
+    #[test]
+    fn this_build_chooses_kernels_per_batch() {
+        // sqale's llama.cpp (vendor/llama-cpp-sys-2) carries the switch, and builds the fast
+        // kernels in (.cargo/config.toml): prefill takes them, generated tokens do not.
+        assert!(kernels_per_batch(), "the patched llama.cpp exports ggml_cpu_set_thread_use_ref");
+        let here = kernel_choice();
+        assert!(here.generated.starts_with("llama.cpp's reference kernels"), "{here:?}");
+        #[cfg(target_arch = "x86_64")]
+        if super::super::GPU_BACKENDS.is_empty() {
+            assert!(here.prefill.contains("llamafile sgemm"), "{here:?}");
+            assert_eq!(exactness(), Exactness::AnyBatch);
+        }
+    }
+
+    #[test]
+    fn names_the_kernels_of_each_batch() {
+        let c = choice(&names(&["AVX2", "LLAMAFILE", "REPACK"]), true, true, "");
+        assert_eq!(c.prefill, "llamafile sgemm, repacked GEMM from 4 rows, tiled K-quant product from 8 rows");
+        assert!(c.generated.contains("repacked GEMV, one row at a time"), "{c:?}");
+        let c = choice(&names(&["AVX2"]), false, false, "");
+        assert_eq!(c.prefill, "llama.cpp's plain dot products");
+        assert_eq!(c.generated, "the same as prefill");
     }
 
     #[test]

@@ -1,12 +1,12 @@
-//! The KV cache's element type: f32 on the CPU backend by default, f16 on a GPU.
+//! The KV cache's element type: f16 by default, f32 on asking.
 //!
-//! On sqale's CPU build (flash attention off, no batch-shaped kernels) attention over either type
-//! gives a token the same logits whatever batch it is decoded in, so speculative decoding and
-//! `--parallel` stay exact with both (`examples/verify_probe.rs`, tests/speculation.rs). f16
-//! halves the cache's memory and decodes about 1.1x faster deep in a context; f32 prefills as fast
-//! or faster on the CPU, whose f16 dot products convert every element as they go
-//! (docs/measurements.md, "Decoding at depth"), and an agent episode appends more tokens than it
-//! generates, so f32 is the CPU's default. A GPU reads f16 natively.
+//! On sqale's CPU build (flash attention off, generated tokens on llama.cpp's reference
+//! kernels) attention over either type gives a generated token the same logits whatever batch it
+//! is decoded in, so speculative decoding and `--parallel` stay exact with both
+//! (`examples/verify_probe.rs`, tests/speculation.rs). f16 halves the cache's memory and traffic:
+//! deep in a context, where attention reads the cache for every token, it prefills and decodes
+//! faster (SmolLM2 at depth 8192: about 1.7x both; docs/measurements.md, "Kernels per batch"),
+//! as llama.cpp's own default does. A GPU reads f16 natively.
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,7 +14,7 @@ use std::str::FromStr;
 /// The KV cache's element type, as asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KvType {
-    /// f32 on the CPU backend, f16 on a GPU.
+    /// f16, on the CPU and on a GPU.
     #[default]
     Auto,
     /// 16-bit floats.
@@ -24,12 +24,12 @@ pub enum KvType {
 }
 
 impl KvType {
-    /// The type in force for a model on the GPU (`on_gpu`) or the CPU: `"f16"` or `"f32"`.
-    pub fn resolve(self, on_gpu: bool) -> &'static str {
+    /// The type in force for a model on the GPU or the CPU (`auto` is f16 on both): `"f16"` or
+    /// `"f32"`.
+    pub fn resolve(self, _on_gpu: bool) -> &'static str {
         match self {
-            KvType::Auto if on_gpu => "f16",
-            KvType::Auto | KvType::F32 => "f32",
-            KvType::F16 => "f16",
+            KvType::Auto | KvType::F16 => "f16",
+            KvType::F32 => "f32",
         }
     }
 }
@@ -61,8 +61,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auto_is_f32_on_the_cpu_and_f16_on_a_gpu() {
-        assert_eq!(KvType::Auto.resolve(false), "f32");
+    fn auto_is_f16_on_the_cpu_and_on_a_gpu() {
+        assert_eq!(KvType::Auto.resolve(false), "f16");
+        assert_eq!(KvType::F32.resolve(false), "f32");
         assert_eq!(KvType::Auto.resolve(true), "f16");
         assert_eq!(KvType::F16.resolve(false), "f16");
         assert_eq!("F16".parse::<KvType>().unwrap(), KvType::F16);

@@ -47,15 +47,19 @@ use llama_cpp_2::token::LlamaToken;
 pub use self::core::FAIL_DECODE_AFTER_VAR;
 pub use batched::{BatchedEngine, SequenceGenerator};
 pub use kernels::{
-    batch_invariant, batch_variance, cpu_kernels, exactness, make_exact, tiled_kernel_on, Exactness, TILED_MIN_ROWS,
-    TILED_MM_VAR,
+    batch_invariant, batch_variance, cpu_kernels, exactness, kernel_choice, kernels_per_batch, make_exact,
+    tiled_kernel_on, Exactness, KernelChoice, TILED_MIN_ROWS, TILED_MM_VAR,
 };
 pub use kv_cache::KvType;
-pub use model::{default_threads, devices, gpu_offload_supported, Model, ModelOptions, GPU_BACKENDS};
+pub use model::{
+    default_threads, devices, gpu_offload_supported, repack_policy, Model, ModelOptions, RepackPolicy, GPU_BACKENDS,
+    REPACK_VAR,
+};
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, GOMP_SPINCOUNT_DEFAULT};
 
-use self::core::{Checked, Core, TextStream};
+use self::core::{Checked, Core, Segment, TextStream};
 pub use self::draft::DraftSource;
+use self::kernels::BatchKind;
 pub use self::replay::Verified;
 pub use self::scored::MAX_SCORED_ROWS;
 use self::sequence::{check_budget, Sequence};
@@ -181,8 +185,7 @@ pub struct EngineOptions {
     /// restored from a file there instead of decoded, and saved there after it was decoded;
     /// `None` for no cache on disk. Not used while the MTP head drafts.
     pub prompt_cache: Option<PathBuf>,
-    /// The KV cache's element type ([`KvType`]: f32 on the CPU by default, for exact
-    /// speculation; f16 halves its memory).
+    /// The KV cache's element type ([`KvType`]: f16 by default; f32 doubles its memory).
     pub kv_type: KvType,
 }
 
@@ -205,12 +208,13 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// These options as they apply to `model`: where llama.cpp's tiled K-quant kernel runs and
-    /// the model has weights it takes, drafts stop short of a verify batch of
+    /// These options as they apply to `model`: where llama.cpp's tiled K-quant kernel could
+    /// take a verify batch (it runs, the model has weights it takes, and generated tokens have
+    /// no kernels of their own: [`kernels_per_batch`]), drafts stop short of a verify batch of
     /// [`TILED_MIN_ROWS`] rows, which that kernel would round differently from one-token
     /// decoding ([`tiled_kernel_on`]).
     pub(crate) fn for_model(self, model: &Model) -> Self {
-        if tiled_kernel_on() && model.has_tiled_weights() {
+        if tiled_kernel_on() && !kernels_per_batch() && model.has_tiled_weights() {
             EngineOptions { max_draft: self.max_draft.min(TILED_MIN_ROWS - 2), ..self }
         } else {
             self
@@ -238,6 +242,7 @@ impl EngineOptions {
 /// A conversation and its cache at one moment ([`Engine::mark`]).
 pub struct Mark {
     tokens: Vec<LlamaToken>,
+    segments: Vec<Segment>,
     state: llama_cpp_2::context::session::SeqState,
 }
 
@@ -323,9 +328,23 @@ impl<'m> Engine<'m> {
         &self.spans
     }
 
-    /// Decodes `tokens` after the current sequence, in batches; keeps the last token's logits.
+    /// Decodes `tokens` after the current sequence as appended text, in batches; keeps the last
+    /// token's logits.
     pub fn decode(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
-        if let Some(i) = self.seq.decode(&mut self.core, tokens)? {
+        self.decode_kind(tokens, BatchKind::Appended)
+    }
+
+    /// Decodes `tokens` after the current sequence as generated tokens are decoded: on the
+    /// kernels of generated tokens, llama.cpp's reference kernels, which give a row the same
+    /// bits whatever its batch (one token at a time is plain decoding, what `sqale bench` times
+    /// as generation); keeps the last token's logits.
+    pub fn decode_sampled(&mut self, tokens: &[LlamaToken]) -> Result<(), GenerateError> {
+        self.decode_kind(tokens, BatchKind::Generated)
+    }
+
+    /// [`Self::decode`] on the kernels for `kind`.
+    fn decode_kind(&mut self, tokens: &[LlamaToken], kind: BatchKind) -> Result<(), GenerateError> {
+        if let Some(i) = self.seq.decode(&mut self.core, tokens, kind)? {
             self.logits_index = Some(i);
         }
         Ok(())
@@ -336,7 +355,7 @@ impl<'m> Engine<'m> {
     /// The benchmarks measure at a depth this way without decoding it again.
     pub fn mark(&self) -> Result<Option<Mark>, GenerateError> {
         let state = self.core.save_seq(SEQ)?;
-        Ok(state.map(|state| Mark { tokens: self.seq.tokens.clone(), state }))
+        Ok(state.map(|state| Mark { tokens: self.seq.tokens.clone(), segments: self.seq.segments.clone(), state }))
     }
 
     /// Makes the conversation what it was at `mark`: its tokens and cache. Counters, drafting
@@ -345,6 +364,7 @@ impl<'m> Engine<'m> {
         self.clear();
         self.core.restore_seq(SEQ, &mark.state)?;
         self.seq.tokens = mark.tokens.clone();
+        self.seq.segments = mark.segments.clone();
         self.seq.counters.context_tokens = self.seq.tokens.len();
         Ok(())
     }
@@ -375,7 +395,7 @@ impl<'m> Engine<'m> {
         match self.seq.propose(&mut self.core, token, propose_room)? {
             None => {
                 let step = Instant::now();
-                self.decode(&[token])?;
+                self.decode_kind(&[token], BatchKind::Generated)?;
                 self.core.record_step(step.elapsed().as_secs_f64());
                 Ok(Checked { accepted: 0, next: None })
             }

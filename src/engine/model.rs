@@ -29,6 +29,53 @@ pub struct ModelOptions {
     /// Load the vocabulary only, no weights: for tokenising (`sqale imatrix` decodes through
     /// its own handle of the file), not for decoding.
     pub vocab_only: bool,
+    /// Repack weights for llama.cpp's CPU GEMM/GEMV kernels ([`repack_policy`] when `None`).
+    pub repack: Option<bool>,
+}
+
+/// Which files' weights are repacked for llama.cpp's CPU kernels when [`ModelOptions::repack`]
+/// is unset ([`repack_policy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepackPolicy {
+    /// Every file (ARM, or [`REPACK_VAR`]`=1`).
+    All,
+    /// No file ([`REPACK_VAR`]`=0`).
+    None,
+    /// Files without K-quant or IQ weights (Q8_0, Q4_0): x86, where llama.cpp's tiled K-quant
+    /// kernel prefills K-quant weights faster than their repacked GEMM.
+    WithoutKQuants,
+}
+
+impl RepackPolicy {
+    /// Whether a file with (`tiled_weights`) or without weights of the tiled kernel's types is
+    /// repacked.
+    pub fn repacks(self, tiled_weights: bool) -> bool {
+        match self {
+            RepackPolicy::All => true,
+            RepackPolicy::None => false,
+            RepackPolicy::WithoutKQuants => !tiled_weights,
+        }
+    }
+}
+
+/// The environment variable that overrides [`repack_policy`]: `0` keeps weights as the file
+/// has them, `1` repacks them (llama-bench's `--repack 0|1`).
+pub const REPACK_VAR: &str = "SQALE_REPACK";
+
+/// Which files' weights are repacked when [`ModelOptions::repack`] is unset: as [`REPACK_VAR`]
+/// says when set; else every file on ARM, whose repacked dot-product kernels are much of
+/// llama.cpp's speed there; elsewhere files without K-quant weights: on x86 the repacked GEMM
+/// prefills Q8_0 about 1.2x faster, while repacked K-quant weights leave the tiled K-quant
+/// kernel, which prefills them faster (docs/measurements.md, "Kernels per batch"). Only the
+/// types and CPUs llama.cpp has repacked kernels for are repacked.
+pub fn repack_policy() -> RepackPolicy {
+    match std::env::var(REPACK_VAR) {
+        Ok(v) if v.trim() == "0" => RepackPolicy::None,
+        Ok(_) => RepackPolicy::All,
+        Err(_) if cfg!(target_arch = "aarch64") => RepackPolicy::All,
+        Err(_) => RepackPolicy::WithoutKQuants,
+    }
 }
 
 /// The GPU backends this build was compiled with (`vulkan`, `cuda`, `metal`), comma-separated.
@@ -101,6 +148,8 @@ pub struct Model {
     mtp: bool,
     /// Whether any matrix is of a type llama.cpp's tiled K-quant kernel takes.
     tiled_weights: bool,
+    /// Whether weights were allowed into llama.cpp's repacked CPU buffers.
+    repack: bool,
 }
 
 impl Model {
@@ -147,10 +196,17 @@ impl Model {
         let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(gguf::Value::as_u64).unwrap_or(0);
         let mtp = heads > 0 && !options.skip_mtp;
         params = params.with_load_mtp(mtp).with_vocab_only(options.vocab_only);
+        let mut params = std::pin::pin!(params);
+        let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
+        let repack = options.repack.unwrap_or_else(|| repack_policy().repacks(tiled_weights));
+        if !repack && !gpu {
+            // Every tensor in a plain CPU buffer: llama.cpp then neither repacks nor copies
+            // weights (llama-bench's `--repack 0`).
+            params.as_mut().add_cpu_buft_override(c".*");
+        }
         let model = LlamaModel::load_from_file(backend, path, &params)
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();
-        let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
         Ok(Model {
             controls: std::sync::OnceLock::new(),
             tiled_weights,
@@ -159,7 +215,14 @@ impl Model {
             path: path.to_path_buf(),
             gpu_layers: if gpu { layers } else { 0 },
             mtp,
+            repack: repack && !gpu,
         })
+    }
+
+    /// Whether weights of the types llama.cpp repacks were allowed into its repacked CPU buffers
+    /// ([`ModelOptions::repack`]).
+    pub fn repacked(&self) -> bool {
+        self.repack
     }
 
     /// Whether the file's multi-token-prediction head is loaded (for speculative decoding).

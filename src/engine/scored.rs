@@ -5,6 +5,8 @@ use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
 
+use super::core::Segment;
+use super::kernels::BatchKind;
 use super::{Engine, SEQ};
 use crate::generate::GenerateError;
 
@@ -52,6 +54,7 @@ impl Engine<'_> {
                 // llama.cpp indexes logits by the token's place in the batch.
                 on_logits(i, self.core.logits((i - start) as i32));
             }
+            Segment::push(&mut self.seq.segments, self.seq.tokens.len(), end - start, BatchKind::Appended);
             self.seq.tokens.extend_from_slice(&tokens[start..end]);
             start = end;
         }

@@ -13,8 +13,9 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use super::core::{Checked, Core};
+use super::core::{Checked, Core, Segment};
 use super::draft::Drafting;
+use super::kernels::BatchKind;
 use crate::generate::{Counters, GenerateError, Markup, PrefixSource};
 use crate::speculate::Drafter;
 
@@ -27,6 +28,9 @@ pub(super) struct Sequence<'a> {
     pub(super) id: usize,
     /// The conversation's tokens in the cache.
     pub(super) tokens: Vec<LlamaToken>,
+    /// How they were decoded: runs of appended text and of generated tokens, in order, covering
+    /// [`Self::tokens`] (what a replay repeats).
+    pub(super) segments: Vec<Segment>,
     /// Its sampler (seeded at [`Self::begin`]).
     pub(super) sampler: LlamaSampler,
     /// llama.cpp's grammar sampler the completions are held to, before [`Self::sampler`]
@@ -55,6 +59,7 @@ impl<'a> Sequence<'a> {
         Sequence {
             id,
             tokens: Vec::new(),
+            segments: Vec::new(),
             sampler: LlamaSampler::greedy(),
             grammar: None,
             counters: Counters::default(),
@@ -66,6 +71,7 @@ impl<'a> Sequence<'a> {
     /// caller's to clear).
     pub(super) fn reset(&mut self) {
         self.tokens.clear();
+        self.segments.clear();
         self.grammar = None;
         self.counters = Counters::default();
         self.drafting.reset();
@@ -92,16 +98,23 @@ impl<'a> Sequence<'a> {
             self.counters.reused_tokens = p.tokens.len();
         }
         self.counters.prefix_source = Some(p.source);
+        Segment::push(&mut self.segments, 0, p.tokens.len(), BatchKind::Appended);
         self.tokens = p.tokens;
         self.counters.context_tokens = self.tokens.len();
         Ok(p.logits)
     }
 
-    /// Decodes `tokens` after the conversation, in batches, counting them as prefill; returns
-    /// the output index of the last token's logits (`None` for no tokens).
-    pub(super) fn decode(&mut self, core: &mut Core<'_>, tokens: &[LlamaToken]) -> Result<Option<i32>, GenerateError> {
+    /// Decodes `tokens` of `kind` after the conversation, in batches, counting them as prefill;
+    /// returns the output index of the last token's logits (`None` for no tokens).
+    pub(super) fn decode(
+        &mut self,
+        core: &mut Core<'_>,
+        tokens: &[LlamaToken],
+        kind: BatchKind,
+    ) -> Result<Option<i32>, GenerateError> {
         let started = Instant::now();
-        let last = core.decode_run(self.id, self.tokens.len(), tokens)?;
+        let last = core.decode_run(self.id, self.tokens.len(), tokens, kind)?;
+        Segment::push(&mut self.segments, self.tokens.len(), tokens.len(), kind);
         self.tokens.extend_from_slice(tokens);
         self.counters.decoded_tokens += tokens.len();
         self.counters.context_tokens = self.tokens.len();
@@ -162,6 +175,7 @@ impl<'a> Sequence<'a> {
             core.mtp_settle(rows, kept, *drafter == Drafter::Mtp)?;
         }
         let pos = self.tokens.len();
+        Segment::push(&mut self.segments, pos, kept, BatchKind::Generated);
         self.tokens.extend(rows[..kept].iter().map(|r| r.2));
         self.counters.decoded_tokens += kept;
         self.counters.context_tokens = self.tokens.len();
@@ -180,7 +194,7 @@ impl<'a> Sequence<'a> {
     /// Rebuilds the sequence in the cache as exactly its tokens (after a [`Settled::replay`]);
     /// returns the output index of the last token's logits.
     pub(super) fn replay(&mut self, core: &mut Core<'_>) -> Result<Option<i32>, GenerateError> {
-        core.replay(self.id, &self.tokens)
+        core.replay(self.id, &self.tokens, &self.segments)
     }
 }
 

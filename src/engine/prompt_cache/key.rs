@@ -69,7 +69,7 @@ pub struct CacheKey {
     pub ctx: u32,
     /// Tokens decoded per batch (the prefix's rounding depends on its batches).
     pub batch: u32,
-    /// The KV cache's type (`f32` on the CPU, `f16` on a GPU).
+    /// The KV cache's type (`f16` by default, `f32` on asking).
     pub kv_type: String,
     /// Layers on a GPU.
     pub gpu_layers: u32,
@@ -82,6 +82,10 @@ pub struct CacheKey {
     pub threads: u32,
     /// Whether llama.cpp's tiled K-quant kernel runs.
     pub tiled_kernel: bool,
+    /// Whether the weights were repacked for llama.cpp's CPU kernels (prefill then takes the
+    /// repacked GEMM); false in files that predate it.
+    #[serde(default)]
+    pub repacked: bool,
     /// The llama.cpp sqale is built with.
     pub llama_cpp: String,
     /// llama.cpp's CPU kernels in use.
@@ -143,6 +147,7 @@ pub(super) fn sample() -> CacheKey {
         recurrent_snapshots: 0,
         threads: 2,
         tiled_kernel: true,
+        repacked: false,
         llama_cpp: "llama-cpp-sys-2 0".into(),
         cpu_kernels: "AVX2".into(),
         sqale: "0".into(),

@@ -78,6 +78,7 @@ impl DiskCache {
             recurrent_snapshots,
             threads,
             tiled_kernel: tiled_kernel_on(),
+            repacked: model.repacked(),
             llama_cpp: env!("SQALE_LLAMA_CPP").into(),
             cpu_kernels: cpu_kernels().join(","),
             sqale: env!("CARGO_PKG_VERSION").into(),
