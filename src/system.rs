@@ -126,7 +126,7 @@ impl SystemInfo {
             kernels: crate::engine::kernel_choice(),
             repack_weights: crate::engine::repack_policy(),
             exactness: crate::engine::exactness(),
-            kv_type: crate::engine::KvType::Auto.resolve(crate::engine::gpu_offload_supported()),
+            kv_type: crate::engine::KvType::Auto.resolve(),
             threading: crate::engine::threading(),
             devices: devices(),
             memory,

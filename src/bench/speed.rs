@@ -159,7 +159,7 @@ pub fn speed(
         size_bytes: model.size(),
         threads: options.threads,
         batch: options.batch,
-        kv_type: options.kv_type.resolve(model.on_gpu()).to_string(),
+        kv_type: options.kv_type.resolve().to_string(),
         pp_tokens: sizes.pp,
         pp_tps_mean,
         pp_tps_sd,

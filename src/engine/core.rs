@@ -182,7 +182,8 @@ impl<'m> Core<'m> {
             .with_kv_unified(false)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
-        let kv = match options.kv_type.resolve(model.on_gpu()) {
+        let kv_type = options.kv_type.resolve();
+        let kv = match kv_type {
             "f32" => KvCacheType::F32,
             _ => KvCacheType::F16,
         };
@@ -212,7 +213,6 @@ impl<'m> Core<'m> {
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
         let dir = options.prompt_cache.clone().filter(|_| !mtp);
-        let kv_type = options.kv_type.resolve(model.on_gpu());
         let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32, kv_type));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;

@@ -129,10 +129,14 @@ fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> 
     }
 }
 
-/// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch,
-/// by their names in llama.cpp's system report.
-/// The first three are the ones the per-batch switch covers ([`use_reference_kernels`]).
-const BATCH_SHAPED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "MATMUL_INT8", "KLEIDIAI", "AMX_INT8"];
+/// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch
+/// and that the per-batch switch keeps from generated tokens ([`use_reference_kernels`]), by
+/// their names in llama.cpp's system report.
+const SWITCHED_KERNELS: &[&str] = &["LLAMAFILE", "REPACK", "MATMUL_INT8"];
+
+/// The batch-shaped CPU kernels the switch does not cover, with the CMake option that leaves
+/// each out.
+const UNSWITCHED_KERNELS: &[(&str, &str)] = &[("KLEIDIAI", "GGML_CPU_KLEIDIAI"), ("AMX_INT8", "GGML_AMX_INT8")];
 
 /// The environment variable that switches llama.cpp's tiled K-quant matrix product (on unless
 /// set to a number that reads as 0, as C's `atoi` reads it).
@@ -185,15 +189,17 @@ fn variance(gpu_backends: &str, kernels: &[String], switch: bool) -> Option<Stri
     if kernels.is_empty() {
         return Some("llama.cpp reported no CPU kernels".into());
     }
-    let shaped = if switch { &BATCH_SHAPED_KERNELS[3..] } else { BATCH_SHAPED_KERNELS };
-    if let Some(k) = kernels.iter().map(String::as_str).find(|k| shaped.contains(k)) {
-        let fix = if switch {
-            format!("build without it (GGML_{k}=OFF)")
-        } else {
-            "build sqale's patched llama.cpp (vendor/llama-cpp-sys-2), or with GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF"
-                .into()
-        };
-        return Some(format!("llama.cpp was built with {k}; {fix} (docs/speculative-decoding.md)"));
+    let reported = |k: &str| kernels.iter().any(|x| x == k);
+    if let Some((k, option)) = UNSWITCHED_KERNELS.iter().find(|(k, _)| reported(k)) {
+        return Some(format!(
+            "llama.cpp was built with {k}; build without it ({option}=OFF) (docs/speculative-decoding.md)"
+        ));
+    }
+    if let Some(k) = SWITCHED_KERNELS.iter().find(|k| !switch && reported(k)) {
+        return Some(format!(
+            "llama.cpp was built with {k}; build sqale's patched llama.cpp (vendor/llama-cpp-sys-2), or with \
+             GGML_LLAMAFILE=OFF GGML_CPU_REPACK=OFF (docs/speculative-decoding.md)"
+        ));
     }
     None
 }

@@ -24,9 +24,8 @@ pub enum KvType {
 }
 
 impl KvType {
-    /// The type in force for a model on the GPU or the CPU (`auto` is f16 on both): `"f16"` or
-    /// `"f32"`.
-    pub fn resolve(self, _on_gpu: bool) -> &'static str {
+    /// The type in force (`auto` is f16, on the CPU and on a GPU): `"f16"` or `"f32"`.
+    pub fn resolve(self) -> &'static str {
         match self {
             KvType::Auto | KvType::F16 => "f16",
             KvType::F32 => "f32",
@@ -62,10 +61,9 @@ mod tests {
 
     #[test]
     fn auto_is_f16_on_the_cpu_and_on_a_gpu() {
-        assert_eq!(KvType::Auto.resolve(false), "f16");
-        assert_eq!(KvType::F32.resolve(false), "f32");
-        assert_eq!(KvType::Auto.resolve(true), "f16");
-        assert_eq!(KvType::F16.resolve(false), "f16");
+        assert_eq!(KvType::Auto.resolve(), "f16");
+        assert_eq!(KvType::F32.resolve(), "f32");
+        assert_eq!(KvType::F16.resolve(), "f16");
         assert_eq!("F16".parse::<KvType>().unwrap(), KvType::F16);
         assert!("q8_0".parse::<KvType>().unwrap_err().contains("auto, f16 or f32"));
         assert_eq!(KvType::F32.to_string(), "f32");

@@ -86,7 +86,7 @@ impl Shape {
     pub fn with_kv(model: &Model, kv: crate::engine::KvType) -> Shape {
         let llama = model.llama();
         let shape = Shape::from_metadata(&|k| model.meta(k), llama.is_recurrent(), llama.is_hybrid());
-        let kv_value_bytes = if kv.resolve(model.on_gpu()) == "f32" { 4 } else { 2 };
+        let kv_value_bytes = if kv.resolve() == "f32" { 4 } else { 2 };
         Shape { kv_value_bytes, ..shape }
     }
 
