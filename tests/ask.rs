@@ -181,7 +181,7 @@ mod terminal {
 
     /// The reused-token count in a summary line (`… (70 decoded, 84 reused, …)`).
     fn reused(summary: &str) -> u64 {
-        let (before, _) = summary.split_once(" reused").expect("a summary line");
+        let (before, _) = summary.split_once(" reused").unwrap_or_else(|| panic!("a summary line: {summary:?}"));
         before.rsplit(' ').next().unwrap().parse().unwrap()
     }
 
@@ -199,7 +199,7 @@ mod terminal {
         p.exp_string(">>> ").unwrap();
         p.send_line(&submit(BOOKS)).unwrap();
         p.exp_string("4 rows").unwrap();
-        let (_, first) = p.exp_regex(r"ended_by: submit_sql[^\r\n]*").unwrap();
+        let (_, first) = p.exp_regex(r"ended_by: submit_sql[^\r\n]*\r?\n").unwrap();
         assert_eq!(reused(&first), 0, "{first}");
         // The second question rambles (no tool call to copy): stopped once it generates.
         p.exp_string(">>> ").unwrap();
@@ -216,7 +216,7 @@ mod terminal {
         let count = "SELECT count(*) AS n FROM books";
         p.send_line(&submit(count)).unwrap();
         p.exp_string("1 row").unwrap();
-        let (_, third) = p.exp_regex(r"ended_by: submit_sql[^\r\n]*").unwrap();
+        let (_, third) = p.exp_regex(r"ended_by: submit_sql[^\r\n]*\r?\n").unwrap();
         assert!(reused(&third) > 0, "the third question restores the prompt snapshot: {third}");
         p.exp_string(">>> ").unwrap();
         p.send_control('d').unwrap();

@@ -94,11 +94,12 @@ fn one_line(sql: &str) -> String {
     sql.trim().replace(['\r', '\n'], " ")
 }
 
-/// How the episode went, on stderr.
+/// How the episode went, on stderr, in one write (stderr is unbuffered: `eprintln!` with
+/// arguments writes piece by piece, and a reader of a terminal could see half a line).
 fn summary(answer: &Answer) {
     let ep = &answer.episode;
     let t = &ep.tokens;
-    eprintln!(
+    let line = format!(
         "ended_by: {} · {} tool turns, {} calls · {} tokens in context ({} decoded, {} reused, {} generated) · {:.1} s · seed {}",
         ep.ended_by,
         ep.tool_turns,
@@ -110,4 +111,5 @@ fn summary(answer: &Answer) {
         ep.seconds,
         ep.seed
     );
+    eprintln!("{line}");
 }
