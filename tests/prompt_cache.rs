@@ -12,7 +12,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -260,4 +260,77 @@ fn a_fifo_a_link_to_a_device_or_an_oversized_file_is_refused_at_once() {
         assert_eq!(played(&v["episode"]), played(&reference), "the episode runs as if there were no file");
         assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "the file was written again in its place");
     }
+}
+
+/// The stand-in (tests/fixtures/standin), whose trained MTP head drafts under `--speculate
+/// auto`: one `ask --json` episode (seed 3) with the builtin prompt, a plain question on the demo
+/// database, and `extra` flags (`auto` unless they name a `--speculate`).
+fn ask_standin(s: &Setup, extra: &[&str]) -> (Value, String) {
+    let (model, db) = (s.model.to_str().unwrap(), s.db.to_str().unwrap());
+    let mut args = vec!["ask", "--json", "--seed", "3", "--ctx", "4096", "--max-episode-tokens", "1500"];
+    if !extra.contains(&"--speculate") {
+        args.extend(["--speculate", "auto"]);
+    }
+    args.extend(["--model", model, "--db", db]);
+    args.extend(extra);
+    args.push("How many customers are there?");
+    let out = s.sqale(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("JSON on stdout: {stderr}"));
+    (v["episode"].clone(), stderr)
+}
+
+/// The MTP head's drafts in an episode: steps, drafted and accepted tokens.
+fn head_drafts(ep: &Value) -> Value {
+    ep["tokens"]["speculation"]["mtp"].clone()
+}
+
+/// With the MTP head drafting, the file holds the head's part too (its draft context's state
+/// and the hidden row its drafter carries): a second process restores the prompt from disk and
+/// the head drafts exactly as after decoding it: the same episode, the same drafts, the same
+/// drafts kept. A damaged head part is refused as any damage is, and the prompt decoded.
+#[test]
+fn with_the_mtp_head_drafting_a_second_process_restores_the_heads_part_and_drafts_the_same() {
+    let _g = common::one_at_a_time();
+    let standin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
+    let s = Setup::new(Some(standin));
+    let before = common::sha256(&s.db);
+    let (first, err) = ask_standin(&s, &[]);
+    assert_eq!(source(&first), "decoded", "{err}");
+    let drafts = head_drafts(&first);
+    assert!(drafts["drafted"].as_u64().unwrap_or(0) > 0, "the head drafted: {first}");
+    assert!(drafts["accepted"].as_u64().unwrap_or(0) > 0, "the head's drafts were kept: {drafts}");
+    let files = s.cache_files();
+    assert_eq!(files.len(), 1, "one file written with the head drafting: {files:?}");
+
+    let (second, err) = ask_standin(&s, &[]);
+    assert_eq!(source(&second), "disk", "{err}");
+    assert!(!err.contains("prompt cache"), "no note: {err}");
+    assert!(second["tokens"]["reused_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(played(&second), played(&first), "the same episode for the same seed");
+    assert_eq!(head_drafts(&second), drafts, "the head drafted after the restored prompt as after the decoded one");
+
+    let (off, _) = ask_standin(&s, &["--no-prompt-cache"]);
+    assert_eq!(source(&off), "decoded");
+    assert_eq!((played(&off), head_drafts(&off)), (played(&first), drafts.clone()));
+
+    // The head's carried row lies just before the checksum: damage there is refused.
+    spoil(&s, |b| {
+        let at = b.len() - 32 - 8;
+        b[at] ^= 0x10;
+    });
+    let (damaged, err) = ask_standin(&s, &[]);
+    assert!(err.contains("it is damaged or truncated") && err.contains("the prompt was decoded instead"), "{err}");
+    assert_eq!(source(&damaged), "decoded");
+    assert_eq!((played(&damaged), head_drafts(&damaged)), (played(&first), drafts.clone()));
+    let (again, err) = ask_standin(&s, &[]);
+    assert_eq!(source(&again), "disk", "written again: {err}");
+    assert_eq!((played(&again), head_drafts(&again)), (played(&first), drafts));
+
+    // Plain decoding of the same model keeps a file of its own beside the head's.
+    let (plain, _) = ask_standin(&s, &["--speculate", "off"]);
+    assert_eq!(source(&plain), "decoded");
+    assert_eq!(played(&plain), played(&first), "drafting never changes the episode");
+    assert_eq!(s.cache_files().len(), 2);
+    assert_eq!(common::sha256(&s.db), before, "the database is never changed");
 }

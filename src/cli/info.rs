@@ -32,15 +32,15 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let (estimate, mtp) = match &args.model {
+    let estimate = match &args.model {
         Some(path) => {
             let model = sqale::engine::Model::load(
                 path,
                 &sqale::engine::ModelOptions { gpu_layers: Some(0), ..Default::default() },
             )?;
-            (Some(sqale::memory::estimate_with_kv(&model, args.ctx, args.kv_type)), model.has_mtp_head())
+            Some(sqale::memory::estimate_with_kv(&model, args.ctx, args.kv_type))
         }
-        None => (None, false),
+        None => None,
     };
     let cache = args.model.as_deref().map(super::prompt_cache::for_model).transpose()?;
     let available = sqale::memory::machine().map(|m| m.available);
@@ -166,9 +166,6 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     if let Some(cache) = &cache {
         super::prompt_cache::print_for_model(cache);
-        if mtp {
-            println!("                    (not used while the MTP head drafts; --speculate lookup or off uses it)");
-        }
     }
     Ok(())
 }

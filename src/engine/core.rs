@@ -37,7 +37,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
 use super::kernels::{use_reference_kernels, BatchKind};
-use super::prompt_cache::{DiskCache, PromptCacheError};
+use super::prompt_cache::{DiskCache, Parts, PromptCacheError, Refusal};
 use super::{default_threads, EngineError, EngineOptions, Model};
 use crate::generate::{GenerateError, Markup, PrefixSource};
 use crate::protocol::CallGrammar;
@@ -52,6 +52,8 @@ struct PrefixSnapshot {
     tokens: Vec<LlamaToken>,
     /// The sequence state after them.
     state: SeqState,
+    /// The MTP head's part, when it drafts: its draft context's state and its carried row.
+    head: Option<(SeqState, Vec<u8>)>,
 }
 
 /// A run of a sequence's tokens decoded the same way: appended text in the batches it was
@@ -138,7 +140,7 @@ pub(crate) struct Core<'m> {
     /// KV cells each sequence may use.
     per_seq: usize,
     prefix: Option<PrefixSnapshot>,
-    /// The prompt cache on disk (none while the MTP head drafts).
+    /// The prompt cache on disk.
     disk: Option<DiskCache>,
     stops: Vec<LlamaToken>,
     /// Seconds per decode step by rows, for sizing drafts.
@@ -212,8 +214,10 @@ impl<'m> Core<'m> {
         let draft_params = params.clone().with_context_type(LlamaContextType::Mtp);
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
-        let dir = options.prompt_cache.clone().filter(|_| !mtp);
-        let disk = dir.and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32, kv_type));
+        let disk = options
+            .prompt_cache
+            .clone()
+            .and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32, kv_type, mtp));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;
             let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };
@@ -288,8 +292,13 @@ impl<'m> Core<'m> {
         let _ = self.ctx.get_mut().clear_kv_cache_seq(Some(seq as u32), None, None);
         if let Context::Mtp(m) = &mut self.ctx {
             // The head's cache follows the target's: a sequence decoded again from position 0
-            // must find it empty there too (llama.cpp refuses positions that go backwards).
+            // must find it empty there too (llama.cpp refuses positions that go backwards). Its
+            // drafter's carried row goes back to a fresh drafter's zeros, or the first token
+            // decoded next would pair with the last batch's row.
             let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
+            if let Ok(carried) = m.carried_state() {
+                let _ = m.set_carried_state(&vec![0; carried.len()]);
+            }
         }
     }
 
@@ -578,18 +587,30 @@ impl<'m> Core<'m> {
 
     /// Puts the prefix into sequence `seq` (emptied first): restored from the snapshot when one
     /// was taken after the same text, else from the prompt cache on disk, else decoded (and
-    /// written to the disk cache); snapshotted when `keep` is set.
+    /// written to the disk cache); snapshotted when `keep` is set. With the MTP head drafting,
+    /// the head's part (its draft context's state and carried row) is restored, saved and
+    /// snapshotted with the target's.
     pub(crate) fn begin(&mut self, seq: usize, text: &Markup, keep: bool) -> Result<Prefix, GenerateError> {
         self.clear(seq);
-        if self.has_mtp() {
-            return self.begin_mtp(seq, text);
-        }
         if let Some(snap) = self.prefix.as_ref().filter(|p| &p.text == text) {
-            self.ctx
-                .get_mut()
-                .state_seq_set(&snap.state, seq as i32)
-                .map_err(|e| failed("restoring the prompt snapshot", e))?;
-            return Ok(Prefix { tokens: snap.tokens.clone(), source: PrefixSource::Memory, logits: None });
+            let tokens = snap.tokens.clone();
+            match (&mut self.ctx, &snap.head) {
+                (Context::Plain(c), None) => {
+                    c.state_seq_set(&snap.state, seq as i32).map_err(|e| failed("restoring the prompt snapshot", e))?
+                }
+                (Context::Mtp(m), Some((head, carry))) => {
+                    m.target_context_mut()
+                        .state_seq_set(&snap.state, seq as i32)
+                        .map_err(|e| failed("restoring the prompt snapshot", e))?;
+                    m.draft_context_mut()
+                        .state_seq_set(head, seq as i32)
+                        .map_err(|e| failed("restoring the MTP head's prompt snapshot", e))?;
+                    m.set_carried_state(carry).map_err(|e| failed("restoring the MTP head's carried state", e))?;
+                    m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
+                }
+                _ => return Err(GenerateError::Backend("the prompt snapshot was taken on another context".into())),
+            }
+            return Ok(Prefix { tokens, source: PrefixSource::Memory, logits: None });
         }
         let tokens = self.model.tokenize_markup(text, true);
         let (source, logits) = if self.restore_from_disk(seq, text, &tokens) {
@@ -599,42 +620,62 @@ impl<'m> Core<'m> {
             self.save_to_disk(seq, text, &tokens);
             (PrefixSource::Decoded, logits)
         };
+        if let Context::Mtp(m) = &mut self.ctx {
+            m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
+        }
         if keep {
             let state = self
                 .ctx
                 .get()
                 .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
                 .map_err(|e| failed("taking the prompt snapshot", e))?;
-            self.prefix = Some(PrefixSnapshot { text: text.clone(), tokens: tokens.clone(), state });
+            let head = match &mut self.ctx {
+                Context::Plain(_) => None,
+                Context::Mtp(m) => {
+                    let head = m
+                        .draft_context_mut()
+                        .state_seq_get(seq as i32, LlamaStateSeqFlags::empty())
+                        .map_err(|e| failed("taking the MTP head's prompt snapshot", e))?;
+                    let carry = m.carried_state().map_err(|e| failed("taking the MTP head's carried state", e))?;
+                    Some((head, carry))
+                }
+            };
+            self.prefix = Some(PrefixSnapshot { text: text.clone(), tokens: tokens.clone(), state, head });
         }
         Ok(Prefix { tokens, source, logits })
     }
 
-    /// [`Self::begin`] with the MTP head: its own cache and carried hidden state are not in a
-    /// snapshot, so the prefix is decoded through both.
-    fn begin_mtp(&mut self, seq: usize, text: &Markup) -> Result<Prefix, GenerateError> {
-        if let Context::Mtp(m) = &mut self.ctx {
-            let _ = m.draft_context_mut().clear_kv_cache_seq(None, None, None);
-        }
-        let tokens = self.model.tokenize_markup(text, true);
-        let logits = self.decode_run(seq, 0, &tokens, BatchKind::Appended)?;
-        if let Context::Mtp(m) = &mut self.ctx {
-            m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
-        }
-        Ok(Prefix { tokens, source: PrefixSource::Decoded, logits })
-    }
-
-    /// Restores sequence `seq` (empty) to the state saved on disk after `text` (`tokens`);
-    /// false when there is no such file, or it was refused (noted, and the sequence left empty).
+    /// Restores sequence `seq` (empty) to the state saved on disk after `text` (`tokens`), with
+    /// the MTP head's part where it drafts; false when there is no such file, or it was refused
+    /// (noted, and the sequence left empty). A head part of the wrong size is refused before
+    /// anything reaches llama.cpp.
     fn restore_from_disk(&mut self, seq: usize, text: &Markup, tokens: &[LlamaToken]) -> bool {
         let Some(disk) = self.disk.as_mut() else { return false };
         let ids: Vec<i32> = tokens.iter().map(|t| t.0).collect();
         let Some(loaded) = disk.load(text, &ids) else { return false };
-        // SAFETY: the bytes are a state llama.cpp handed out (`save_to_disk`) for this model
-        // file, these context settings and this build (the key), unchanged since (the
-        // checksum); llama.cpp's reader also checks every read against the buffer's length.
-        let ok = unsafe {
-            self.ctx.get_mut().state_seq_set_data_ext(loaded.state(), seq as i32, LlamaStateSeqFlags::empty())
+        if let Context::Mtp(m) = &mut self.ctx {
+            let carried = m.carried_state().map(|c| c.len()).unwrap_or(0);
+            if carried == 0 || loaded.head_carry().len() != carried {
+                disk.refused(loaded.path, Refusal::Damaged);
+                return false;
+            }
+        }
+        // SAFETY (each `set_data_ext`): the bytes are states llama.cpp handed out
+        // (`save_to_disk`) for this model file, these context settings and this build (the
+        // key), unchanged since (the checksum); llama.cpp's reader also checks every read
+        // against the buffer's length.
+        let ok = match &mut self.ctx {
+            Context::Plain(c) => unsafe {
+                c.state_seq_set_data_ext(loaded.state(), seq as i32, LlamaStateSeqFlags::empty())
+            },
+            Context::Mtp(m) => {
+                let flags = LlamaStateSeqFlags::empty();
+                let target =
+                    unsafe { m.target_context_mut().state_seq_set_data_ext(loaded.state(), seq as i32, flags) };
+                let head = target
+                    && unsafe { m.draft_context_mut().state_seq_set_data_ext(loaded.head_state(), seq as i32, flags) };
+                head && m.set_carried_state(loaded.head_carry()).is_ok()
+            }
         };
         if !ok {
             disk.rejected(loaded.path);
@@ -643,25 +684,27 @@ impl<'m> Core<'m> {
         ok
     }
 
-    /// Writes sequence `seq`'s state, just after decoding `text` (`tokens`), to the disk cache
-    /// (a failure is noted).
+    /// Writes sequence `seq`'s state, just after decoding `text` (`tokens`), to the disk cache,
+    /// with the MTP head's part where it drafts (a failure is noted).
     fn save_to_disk(&mut self, seq: usize, text: &Markup, tokens: &[LlamaToken]) {
         if self.disk.is_none() {
             return;
         }
-        let ctx = self.ctx.get();
-        let flags = LlamaStateSeqFlags::empty();
-        let size = ctx.state_seq_get_size_ext(seq as i32, flags);
-        let mut state = vec![0u8; size];
-        // SAFETY: `state` has the room llama.cpp just said the sequence's state takes, and
-        // nothing runs on the context in between.
-        let n = unsafe { ctx.state_seq_get_data_ext(state.as_mut_ptr(), seq as i32, flags) };
+        let taken = match &mut self.ctx {
+            Context::Plain(c) => seq_state_bytes(c, seq).map(|s| (s, Vec::new(), Vec::new())),
+            Context::Mtp(m) => seq_state_bytes(m.target_context(), seq).and_then(|state| {
+                let head = seq_state_bytes(m.draft_context_mut(), seq)?;
+                let carry = m.carried_state().map_err(|e| format!("the MTP head's carried state: {e}"))?;
+                Ok((state, head, carry))
+            }),
+        };
         let ids: Vec<i32> = tokens.iter().map(|t| t.0).collect();
         if let Some(disk) = self.disk.as_mut() {
-            if n == size {
-                disk.save(text, &ids, &state);
-            } else {
-                disk.unsaved(text, format!("llama.cpp handed over {n} bytes of a {size}-byte state"));
+            match taken {
+                Ok((state, head_state, head_carry)) => {
+                    disk.save(text, &ids, Parts { state: &state, head_state: &head_state, head_carry: &head_carry })
+                }
+                Err(why) => disk.unsaved(text, why),
             }
         }
     }
@@ -679,6 +722,21 @@ impl<'m> Core<'m> {
     /// Forgets the prefix snapshot.
     pub(crate) fn drop_prefix(&mut self) {
         self.prefix = None;
+    }
+}
+
+/// Sequence `seq`'s state in `ctx` as bytes, or why llama.cpp did not hand it over.
+fn seq_state_bytes(ctx: &LlamaContext<'_>, seq: usize) -> Result<Vec<u8>, String> {
+    let flags = LlamaStateSeqFlags::empty();
+    let size = ctx.state_seq_get_size_ext(seq as i32, flags);
+    let mut state = vec![0u8; size];
+    // SAFETY: `state` has the room llama.cpp just said the sequence's state takes, and nothing
+    // runs on the context in between.
+    let n = unsafe { ctx.state_seq_get_data_ext(state.as_mut_ptr(), seq as i32, flags) };
+    if n == size {
+        Ok(state)
+    } else {
+        Err(format!("llama.cpp handed over {n} bytes of a {size}-byte state"))
     }
 }
 
@@ -776,5 +834,73 @@ impl TextStream {
     /// The ids of the tokens pushed, in order.
     pub(crate) fn ids(&self) -> Vec<u32> {
         self.ids.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ModelOptions;
+    use crate::prompt::Prompt;
+
+    /// The carried hidden row and the head's draft context state, and the head's first draft
+    /// after the prompt (the one that reads that row).
+    fn head_after_prompt(core: &mut Core<'_>, prompt: &[LlamaToken]) -> (Vec<u8>, Vec<u8>, Vec<LlamaToken>) {
+        let Context::Mtp(m) = &mut core.ctx else { panic!("the MTP head drafts on this context") };
+        let carry = m.carried_state().expect("the drafter's carried row");
+        let head = seq_state_bytes(m.draft_context_mut(), 0).expect("the head's state");
+        let draft = core.mtp_draft(prompt.len(), prompt[1], prompt, 4).expect("a draft");
+        (carry, head, draft)
+    }
+
+    /// A prompt restored from disk or from the in-memory snapshot with the MTP head drafting (the
+    /// stand-in's trained head) leaves the head exactly as decoding it does: the same carried
+    /// hidden row (not the drafter's fresh zeros), the same draft context state, and so the same
+    /// first draft; and so does decoding it again on a used context.
+    #[test]
+    fn a_restored_prompt_gives_the_head_the_decoded_prompts_row_and_state() {
+        let gguf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
+        let model = Model::load(&gguf, &ModelOptions::default()).expect("the stand-in loads");
+        assert!(model.has_mtp_head());
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let options = EngineOptions {
+            ctx: 2048,
+            threads: Some(2),
+            speculate: Speculate::Mtp,
+            prompt_cache: Some(dir.path().to_path_buf()),
+            ..EngineOptions::default()
+        };
+        let prompt = Prompt::default().shared_prefix();
+
+        let mut decoded = Core::new(&model, options.clone(), 1).expect("a context with the head");
+        let p = decoded.begin(0, &prompt, false).expect("the prompt decoded");
+        assert_eq!(p.source, PrefixSource::Decoded);
+        let after_decoding = head_after_prompt(&mut decoded, &p.tokens);
+        assert!(after_decoding.0.iter().any(|&b| b != 0), "the row is the target's, not zeros");
+        assert!(!after_decoding.2.is_empty(), "the head drafted");
+        drop(decoded);
+
+        let mut restored = Core::new(&model, options, 1).expect("a context with the head");
+        let p = restored.begin(0, &prompt, false).expect("the prompt restored");
+        assert_eq!(p.source, PrefixSource::Disk, "{:?}", restored.take_prompt_cache_notes());
+        assert!(head_after_prompt(&mut restored, &p.tokens) == after_decoding, "the head differs after a restore");
+
+        // The in-memory snapshot (`serve`, a terminal session) holds the head's part too.
+        let p = restored.begin(0, &prompt, true).expect("the prompt restored and snapshotted");
+        assert_eq!(p.source, PrefixSource::Disk, "{:?}", restored.take_prompt_cache_notes());
+        let p = restored.begin(0, &prompt, true).expect("the prompt from the snapshot");
+        assert_eq!(p.source, PrefixSource::Memory);
+        assert!(head_after_prompt(&mut restored, &p.tokens) == after_decoding, "the head differs after the snapshot");
+
+        // Decoded again on a used context: the head starts as a fresh one (its carried row back
+        // to zeros), not from the last batch's row.
+        let uncached = EngineOptions { prompt_cache: None, ..restored.options().clone() };
+        drop(restored);
+        let mut used = Core::new(&model, uncached, 1).expect("a context with the head");
+        for _ in 0..2 {
+            let p = used.begin(0, &prompt, false).expect("the prompt decoded");
+            assert_eq!(p.source, PrefixSource::Decoded);
+            assert!(head_after_prompt(&mut used, &p.tokens) == after_decoding, "the head differs after decoding again");
+        }
     }
 }

@@ -183,7 +183,7 @@ pub struct EngineOptions {
     pub max_draft: usize,
     /// The folder of the prompt cache on disk ([`prompt_cache`]): the system turn's state is
     /// restored from a file there instead of decoded, and saved there after it was decoded;
-    /// `None` for no cache on disk. Not used while the MTP head drafts.
+    /// `None` for no cache on disk. With the MTP head drafting, the head's part is saved too.
     pub prompt_cache: Option<PathBuf>,
     /// The KV cache's element type ([`KvType`]: f16 by default; f32 doubles its memory).
     pub kv_type: KvType,

@@ -325,6 +325,58 @@ extern "C" llama_rs_status llama_rs_mtp_speculative_draft(
     }
 }
 
+extern "C" llama_rs_status llama_rs_mtp_speculative_get_state(
+    struct llama_rs_mtp_speculative * spec,
+    uint8_t * out,
+    size_t out_capacity,
+    size_t * out_len) {
+    if (!spec || !spec->spec || !out_len) {
+        return LLAMA_RS_STATUS_INVALID_ARGUMENT;
+    }
+
+    try {
+        std::vector<uint8_t> data;
+        if (!common_speculative_get_state(spec->spec, LLAMA_RS_MTP_SEQ_ID, data)) {
+            *out_len = 0;
+            return LLAMA_RS_STATUS_INVALID_ARGUMENT;
+        }
+        *out_len = data.size();
+        if (data.size() > out_capacity || (!out && !data.empty())) {
+            return LLAMA_RS_STATUS_ALLOCATION_FAILED;
+        }
+        if (!data.empty()) {
+            std::memcpy(out, data.data(), data.size());
+        }
+        return LLAMA_RS_STATUS_OK;
+    } catch (...) {
+        return LLAMA_RS_STATUS_EXCEPTION;
+    }
+}
+
+extern "C" llama_rs_status llama_rs_mtp_speculative_set_state(
+    struct llama_rs_mtp_speculative * spec,
+    const uint8_t * data,
+    size_t len) {
+    if (!spec || !spec->spec || (!data && len > 0)) {
+        return LLAMA_RS_STATUS_INVALID_ARGUMENT;
+    }
+
+    try {
+        std::vector<uint8_t> current;
+        if (!common_speculative_get_state(spec->spec, LLAMA_RS_MTP_SEQ_ID, current) ||
+            current.size() != len) {
+            return LLAMA_RS_STATUS_INVALID_ARGUMENT;
+        }
+        common_speculative_set_state(spec->spec, LLAMA_RS_MTP_SEQ_ID, std::vector<uint8_t>(data, data + len));
+        // the sequence is where the state was taken: a draft made before is void
+        spec->last_draft_len = 0;
+        spec->draft_pending = false;
+        return LLAMA_RS_STATUS_OK;
+    } catch (...) {
+        return LLAMA_RS_STATUS_EXCEPTION;
+    }
+}
+
 extern "C" llama_rs_status llama_rs_mtp_speculative_accept(
     struct llama_rs_mtp_speculative * spec,
     uint16_t n_accepted) {

@@ -93,6 +93,24 @@ llama_rs_status llama_rs_mtp_speculative_accept(
     struct llama_rs_mtp_speculative * spec,
     uint16_t n_accepted);
 
+// The drafter's carried state for its sequence (sqale's patch): for a qwen35 MTP head, the
+// target's last hidden row (n_embd floats). Writes it to `out` when `out_capacity` holds it; sets
+// `*out_len` to its size either way (ALLOCATION_FAILED when it did not fit, INVALID_ARGUMENT when
+// the drafter carries no such state).
+llama_rs_status llama_rs_mtp_speculative_get_state(
+    struct llama_rs_mtp_speculative * spec,
+    uint8_t * out,
+    size_t out_capacity,
+    size_t * out_len);
+
+// Sets the drafter's carried state to bytes `get_state` gave (INVALID_ARGUMENT when their length
+// is not the state's), as it was after the prompt they were taken after; a draft not yet
+// accepted is dropped. All zeros is a fresh drafter's state (before any batch).
+llama_rs_status llama_rs_mtp_speculative_set_state(
+    struct llama_rs_mtp_speculative * spec,
+    const uint8_t * data,
+    size_t len);
+
 void llama_rs_string_free(char * ptr);
 
 #ifdef __cplusplus

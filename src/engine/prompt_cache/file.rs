@@ -6,8 +6,13 @@
 //! key          u32 length, then the key as JSON (CacheKey)
 //! tokens       u32 count, then each token id as i32
 //! state        u64 length, then llama.cpp's sequence state
+//! head state   u64 length, then the MTP head's draft context's sequence state (0: no head)
+//! head carry   u64 length, then the head's drafter's carried hidden row (0: no head)
 //! checksum     32 bytes, SHA-256 of everything before it
 //! ```
+//!
+//! The two head parts are written when the MTP head drafts on the context that decoded the
+//! prompt ([`CacheKey::mtp_drafting`]), and must be empty otherwise.
 //!
 //! A file is read whole and checked in that order: the magic, the version, the checksum (which
 //! catches truncation and damage anywhere), then the lengths. Nothing of a file that fails a
@@ -24,7 +29,7 @@ use super::{CacheKey, Refusal};
 pub(crate) const MAGIC: &[u8; 8] = b"sqalepc\n";
 
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Bytes of the checksum at the end.
 const CHECKSUM: usize = 32;
@@ -40,16 +45,45 @@ pub(crate) struct Saved {
     pub(crate) tokens: Vec<i32>,
     /// Where llama.cpp's sequence state after them lies in the file's bytes.
     pub(crate) state: std::ops::Range<usize>,
+    /// Where the MTP head's draft context state lies (empty without the head).
+    pub(crate) head_state: std::ops::Range<usize>,
+    /// Where the head's drafter's carried state lies (empty without the head).
+    pub(crate) head_carry: std::ops::Range<usize>,
 }
 
-/// Writes a file's bytes to `out`: the header, the state and the checksum.
-pub(crate) fn write(out: &mut impl Write, key: &CacheKey, tokens: &[i32], state: &[u8]) -> std::io::Result<()> {
-    let header = header(key, tokens, state.len());
+/// The states a file holds after its header: the target context's, and the MTP head's two
+/// parts (empty when the head does not draft).
+#[derive(Clone, Copy)]
+pub(crate) struct Parts<'a> {
+    /// llama.cpp's sequence state of the target context.
+    pub(crate) state: &'a [u8],
+    /// The head's draft context's sequence state.
+    pub(crate) head_state: &'a [u8],
+    /// The head's drafter's carried state.
+    pub(crate) head_carry: &'a [u8],
+}
+
+impl<'a> Parts<'a> {
+    /// The target's state alone (no MTP head).
+    #[cfg(test)]
+    pub(crate) fn plain(state: &'a [u8]) -> Self {
+        Parts { state, head_state: &[], head_carry: &[] }
+    }
+}
+
+/// Writes a file's bytes to `out`: the header, the states and the checksum.
+pub(crate) fn write(out: &mut impl Write, key: &CacheKey, tokens: &[i32], parts: Parts<'_>) -> std::io::Result<()> {
+    let header = header(key, tokens, parts.state.len());
     let mut hasher = Sha256::new();
     hasher.update(&header);
-    hasher.update(state);
     out.write_all(&header)?;
-    out.write_all(state)?;
+    let head_state_len = (parts.head_state.len() as u64).to_le_bytes();
+    let head_carry_len = (parts.head_carry.len() as u64).to_le_bytes();
+    let pieces: [&[u8]; 5] = [parts.state, &head_state_len, parts.head_state, &head_carry_len, parts.head_carry];
+    for piece in pieces {
+        hasher.update(piece);
+        out.write_all(piece)?;
+    }
     out.write_all(&hasher.finalize())
 }
 
@@ -81,13 +115,13 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Saved, Refusal> {
     let n = r.u32()? as usize;
     let tokens =
         (0..n).map(|_| r.take(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect::<Result<_, _>>()?;
-    let len = usize::try_from(r.u64()?).map_err(|_| Refusal::Damaged)?;
-    let start = r.at;
-    r.take(len)?;
+    let state = r.part()?;
+    let head_state = r.part()?;
+    let head_carry = r.part()?;
     if r.at != body {
         return Err(Refusal::Damaged);
     }
-    Ok(Saved { key, tokens, state: start..r.at })
+    Ok(Saved { key, tokens, state, head_state, head_carry })
 }
 
 /// The key and token count of the file at `path`, from its header alone (for listing; the rest
@@ -140,6 +174,14 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
     }
 
+    /// A u64 length, then that many bytes: where they lie.
+    fn part(&mut self) -> Result<std::ops::Range<usize>, Refusal> {
+        let len = usize::try_from(self.u64()?).map_err(|_| Refusal::Damaged)?;
+        let start = self.at;
+        self.take(len)?;
+        Ok(start..self.at)
+    }
+
     fn key(&mut self) -> Result<CacheKey, Refusal> {
         let len = self.u32()? as usize;
         if len > MAX_KEY {
@@ -156,7 +198,8 @@ mod tests {
 
     fn file() -> Vec<u8> {
         let mut out = Vec::new();
-        write(&mut out, &sample(), &[1, 2, 3], b"state bytes").unwrap();
+        let parts = Parts { state: b"state bytes", head_state: b"head", head_carry: b"carry" };
+        write(&mut out, &sample(), &[1, 2, 3], parts).unwrap();
         out
     }
 
@@ -167,6 +210,12 @@ mod tests {
         assert_eq!(saved.key, sample());
         assert_eq!(saved.tokens, [1, 2, 3]);
         assert_eq!(&bytes[saved.state], b"state bytes");
+        assert_eq!(&bytes[saved.head_state], b"head");
+        assert_eq!(&bytes[saved.head_carry], b"carry");
+        let mut plain = Vec::new();
+        write(&mut plain, &sample(), &[1], Parts::plain(b"s")).unwrap();
+        let saved = read(&plain).unwrap();
+        assert_eq!((&plain[saved.state], saved.head_state.len(), saved.head_carry.len()), (&b"s"[..], 0, 0));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.bin");
         std::fs::write(&path, &bytes).unwrap();

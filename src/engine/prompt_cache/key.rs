@@ -75,6 +75,10 @@ pub struct CacheKey {
     pub gpu_layers: u32,
     /// Whether the model's MTP head was loaded.
     pub mtp_head: bool,
+    /// Whether the head drafts on the context: its draft context's state and carried hidden row
+    /// are then saved too (the file's head parts); false in files that predate them.
+    #[serde(default)]
+    pub mtp_drafting: bool,
     /// Recurrent-state snapshots per sequence (for rolling back drafts on hybrid models).
     pub recurrent_snapshots: u32,
     /// Threads that decoded it: how llama.cpp splits work may round differently with another
@@ -104,7 +108,7 @@ impl CacheKey {
     /// the build, so that a file left by an older model file or build is found, refused as
     /// stale and replaced rather than left beside the new one.
     pub fn file_name(&self) -> String {
-        let slot = serde_json::json!([
+        let mut slot = serde_json::json!([
             self.model_path,
             self.prompt_sha256,
             self.ctx,
@@ -115,6 +119,13 @@ impl CacheKey {
             self.recurrent_snapshots,
             self.threads
         ]);
+        // A context where the head drafts keeps its own file (a plain context with the same
+        // settings would otherwise replace it at every other run); other names are unchanged.
+        if self.mtp_drafting {
+            if let Some(a) = slot.as_array_mut() {
+                a.push("mtp-drafting".into());
+            }
+        }
         let digest = Sha256::digest(slot.to_string());
         format!("{}.bin", hex(&digest[..16]))
     }
@@ -144,6 +155,7 @@ pub(super) fn sample() -> CacheKey {
         kv_type: "f32".into(),
         gpu_layers: 0,
         mtp_head: false,
+        mtp_drafting: false,
         recurrent_snapshots: 0,
         threads: 2,
         tiled_kernel: true,
@@ -167,6 +179,8 @@ mod tests {
         assert_eq!(a.file_name(), sample().file_name());
         assert_eq!(a.first_difference(&b).as_deref(), Some("batch"));
         assert_eq!(a.first_difference(&a), None);
+        let drafting = CacheKey { mtp_drafting: true, ..sample() };
+        assert_ne!(a.file_name(), drafting.file_name(), "the head's context keeps its own file");
         let rebuilt = CacheKey { sqale: "1".into(), ..sample() };
         assert_eq!(a.file_name(), rebuilt.file_name(), "another build replaces the file");
         assert_eq!(a.first_difference(&rebuilt).as_deref(), Some("sqale"));

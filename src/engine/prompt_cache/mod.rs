@@ -10,9 +10,10 @@
 //! take, is refused with a [`PromptCacheError::Refused`] note and the prompt decoded instead;
 //! the file is then written again.
 //!
-//! With the MTP head drafting there is no disk cache: the head's own cache and the hidden state
-//! it carries between batches are not part of llama.cpp's sequence state, and they are built by
-//! decoding the prefix through the target model.
+//! With the MTP head drafting, the file holds the head's part too: its draft context's sequence
+//! state (the head's own KV cells) and the hidden row its drafter carries to the next token, so
+//! that a restored prompt drafts as a decoded one does. Such a context keeps a file of its own
+//! ([`CacheKey::mtp_drafting`]); a damaged or mismatched head part refuses the whole file.
 
 mod file;
 mod key;
@@ -20,6 +21,7 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
+pub(crate) use file::Parts;
 pub use file::VERSION;
 pub use key::{CacheKey, ModelIdentity, SAMPLE_BYTES};
 pub(crate) use store::DiskCache;

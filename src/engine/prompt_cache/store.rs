@@ -36,14 +36,24 @@ pub(crate) struct Loaded {
     pub(crate) path: PathBuf,
     /// The file's bytes.
     bytes: Vec<u8>,
-    /// Where the state lies in them.
-    state: std::ops::Range<usize>,
+    /// Where the target's state, the head's state and its carried row lie in them.
+    parts: [std::ops::Range<usize>; 3],
 }
 
 impl Loaded {
-    /// llama.cpp's sequence state.
+    /// llama.cpp's sequence state of the target context.
     pub(crate) fn state(&self) -> &[u8] {
-        &self.bytes[self.state.clone()]
+        &self.bytes[self.parts[0].clone()]
+    }
+
+    /// The MTP head's draft context's sequence state (empty without the head).
+    pub(crate) fn head_state(&self) -> &[u8] {
+        &self.bytes[self.parts[1].clone()]
+    }
+
+    /// The head's drafter's carried state (empty without the head).
+    pub(crate) fn head_carry(&self) -> &[u8] {
+        &self.bytes[self.parts[2].clone()]
     }
 }
 
@@ -55,7 +65,9 @@ pub(super) fn absolute(path: &Path) -> String {
 impl DiskCache {
     /// The cache in `dir` for a context over `model` that decodes `batch` tokens at a time,
     /// `ctx` per sequence, with `recurrent_snapshots` snapshots of recurrent state, on
-    /// `threads` threads, with a KV cache of `kv_type`. An unreadable model file gives no cache.
+    /// `threads` threads, with a KV cache of `kv_type`, with the MTP head drafting or not
+    /// (`mtp_drafting`). An unreadable model file gives no cache.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         dir: PathBuf,
         model: &Model,
@@ -64,6 +76,7 @@ impl DiskCache {
         recurrent_snapshots: u32,
         threads: u32,
         kv_type: &str,
+        mtp_drafting: bool,
     ) -> Option<Self> {
         let identity = ModelIdentity::of(model.path()).ok()?;
         let base = CacheKey {
@@ -75,6 +88,7 @@ impl DiskCache {
             kv_type: kv_type.into(),
             gpu_layers: model.gpu_layers(),
             mtp_head: model.has_mtp_head(),
+            mtp_drafting,
             recurrent_snapshots,
             threads,
             tiled_kernel: tiled_kernel_on(),
@@ -112,7 +126,7 @@ impl DiskCache {
             }
         };
         match check(&bytes, &key, tokens) {
-            Ok(state) => Some(Loaded { path, bytes, state }),
+            Ok(parts) => Some(Loaded { path, bytes, parts }),
             Err(reason) => {
                 self.notes.push(PromptCacheError::Refused { path, reason });
                 None
@@ -122,16 +136,21 @@ impl DiskCache {
 
     /// Notes that llama.cpp did not take the state read from `path`.
     pub(crate) fn rejected(&mut self, path: PathBuf) {
-        self.notes.push(PromptCacheError::Refused { path, reason: Refusal::Rejected });
+        self.refused(path, Refusal::Rejected);
     }
 
-    /// Saves `state` as `prompt`'s, whose tokens are `tokens` (a failure is noted).
-    pub(crate) fn save(&mut self, prompt: &Markup, tokens: &[i32], state: &[u8]) {
+    /// Notes that the file at `path` was refused for `reason` after it was read.
+    pub(crate) fn refused(&mut self, path: PathBuf, reason: Refusal) {
+        self.notes.push(PromptCacheError::Refused { path, reason });
+    }
+
+    /// Saves `parts` as `prompt`'s state, whose tokens are `tokens` (a failure is noted).
+    pub(crate) fn save(&mut self, prompt: &Markup, tokens: &[i32], parts: file::Parts<'_>) {
         let key = self.key(prompt);
         let path = self.path(&key);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
             let mut out = AtomicFile::create(&path)?;
-            file::write(&mut out, &key, tokens, state)?;
+            file::write(&mut out, &key, tokens, parts)?;
             out.commit()
         });
         if let Err(source) = written {
@@ -158,8 +177,9 @@ fn describe(model: &Model) -> String {
     format!("{arch}, {name}, {:.1}M parameters", model.n_params() as f64 / 1e6)
 }
 
-/// Where the state lies in a file's `bytes`, when they pass every check for `key` and `tokens`.
-fn check(bytes: &[u8], key: &CacheKey, tokens: &[i32]) -> Result<std::ops::Range<usize>, Refusal> {
+/// Where the states lie in a file's `bytes` (the target's, the head's, its carried row), when
+/// they pass every check for `key` and `tokens`.
+fn check(bytes: &[u8], key: &CacheKey, tokens: &[i32]) -> Result<[std::ops::Range<usize>; 3], Refusal> {
     let saved = file::read(bytes)?;
     if let Some(field) = key.first_difference(&saved.key) {
         let (was, now) = (&saved.key.model_description, &key.model_description);
@@ -171,7 +191,13 @@ fn check(bytes: &[u8], key: &CacheKey, tokens: &[i32]) -> Result<std::ops::Range
     if saved.tokens != tokens {
         return Err(Refusal::OtherTokens);
     }
-    Ok(saved.state)
+    // The head's parts are there exactly when the head drafted (the key says so).
+    let head = !saved.head_state.is_empty() && !saved.head_carry.is_empty();
+    let none = saved.head_state.is_empty() && saved.head_carry.is_empty();
+    if (key.mtp_drafting && !head) || (!key.mtp_drafting && !none) {
+        return Err(Refusal::Damaged);
+    }
+    Ok([saved.state, saved.head_state, saved.head_carry])
 }
 
 #[cfg(test)]
@@ -181,8 +207,32 @@ mod tests {
 
     fn saved(key: &CacheKey) -> Vec<u8> {
         let mut out = Vec::new();
-        file::write(&mut out, key, &[1, 2], b"state").unwrap();
+        let parts = if key.mtp_drafting {
+            file::Parts { state: b"state", head_state: b"head", head_carry: b"carry" }
+        } else {
+            file::Parts::plain(b"state")
+        };
+        file::write(&mut out, key, &[1, 2], parts).unwrap();
         out
+    }
+
+    #[test]
+    fn the_head_parts_are_there_exactly_when_the_head_drafted() {
+        let drafting = CacheKey { mtp_drafting: true, ..sample() };
+        let parts = check(&saved(&drafting), &drafting, &[1, 2]).unwrap();
+        assert_eq!(parts.iter().map(|r| r.len()).collect::<Vec<_>>(), [5, 4, 5]);
+        assert!(check(&saved(&sample()), &sample(), &[1, 2]).unwrap()[1].is_empty());
+        // A file whose key says the head drafted but holds no head part, and the reverse.
+        let mut out = Vec::new();
+        file::write(&mut out, &drafting, &[1, 2], file::Parts::plain(b"state")).unwrap();
+        assert!(matches!(check(&out, &drafting, &[1, 2]), Err(Refusal::Damaged)));
+        let mut out = Vec::new();
+        let parts = file::Parts { state: b"state", head_state: b"head", head_carry: &[] };
+        file::write(&mut out, &sample(), &[1, 2], parts).unwrap();
+        assert!(matches!(check(&out, &sample(), &[1, 2]), Err(Refusal::Damaged)));
+        // A plain context's key does not take a drafting context's file.
+        let why = check(&saved(&drafting), &sample(), &[1, 2]).unwrap_err();
+        assert!(matches!(&why, Refusal::OtherKey { field } if field == "mtp_drafting"), "{why:?}");
     }
 
     #[test]

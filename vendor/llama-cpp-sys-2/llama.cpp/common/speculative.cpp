@@ -1811,6 +1811,31 @@ struct common_speculative_impl_draft_mtp : public common_speculative_impl {
         }
     }
 
+    // The carried hidden row (sqale's patch): with the draft context's sequence state, it is all
+    // the head needs to draft after a prompt restored from a saved state instead of decoded.
+    // Single-head, own-cache drafters only (qwen35): the others carry more than this row.
+    bool get_state(llama_seq_id seq_id, std::vector<uint8_t> & data) const override {
+        if (seq_id < 0 || seq_id >= (llama_seq_id) n_seq || is_mem_shared || chain_heads) {
+            return false;
+        }
+        const std::vector<float> & h = pending_h[seq_id];
+        data.resize(h.size() * sizeof(float));
+        std::memcpy(data.data(), h.data(), data.size());
+        return true;
+    }
+
+    void set_state(llama_seq_id seq_id, const std::vector<uint8_t> & data) override {
+        if (seq_id < 0 || seq_id >= (llama_seq_id) n_seq || is_mem_shared || chain_heads) {
+            return;
+        }
+        if (data.size() != (size_t) n_embd * sizeof(float)) {
+            return;
+        }
+        std::memcpy(pending_h[seq_id].data(), data.data(), data.size());
+        // no verify batch since: accept() has no rows to pick from
+        verify_h_rows[seq_id] = 0;
+    }
+
     void accept(llama_seq_id seq_id, uint16_t n_accepted, bool /*is_other*/) override {
         if (seq_id < 0 || seq_id >= (llama_seq_id) n_seq) {
             return;
