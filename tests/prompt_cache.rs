@@ -302,6 +302,9 @@ fn with_the_mtp_head_drafting_a_second_process_restores_the_heads_part_and_draft
     assert!(drafts["accepted"].as_u64().unwrap_or(0) > 0, "the head's drafts were kept: {drafts}");
     let files = s.cache_files();
     assert_eq!(files.len(), 1, "one file written with the head drafting: {files:?}");
+    let out = s.sqale(&["info", "--json", "--model", s.model.to_str().unwrap()]);
+    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["prompt_cache"]["files"][0]["mtp_drafting"], true, "{info}");
 
     let (second, err) = ask_standin(&s, &[]);
     assert_eq!(source(&second), "disk", "{err}");

@@ -56,7 +56,8 @@ pub(super) fn for_model(model: &Path) -> anyhow::Result<Value> {
             let k = f.key?;
             Some(json!({
                 "path": f.path, "bytes": f.bytes, "tokens": f.tokens, "ctx": k.ctx, "batch": k.batch,
-                "kv_type": k.kv_type, "prompt_sha256": k.prompt_sha256, "stale": stale,
+                "kv_type": k.kv_type, "prompt_sha256": k.prompt_sha256, "mtp_drafting": k.mtp_drafting,
+                "stale": stale,
             }))
         })
         .collect();
@@ -75,8 +76,9 @@ pub(super) fn print_for_model(cache: &Value) {
     println!("  prompt cache      {} file(s), {} in {dir}", files.len(), mib(total));
     for f in files {
         let stale = if f["stale"] == true { ", stale: the model file changed (replaced on next use)" } else { "" };
+        let head = if f["mtp_drafting"] == true { ", with the MTP head's state" } else { "" };
         println!(
-            "    {}  {} prompt tokens, ctx {}, batch {}, prompt {:.12}{stale}",
+            "    {}  {} prompt tokens, ctx {}, batch {}, prompt {:.12}{head}{stale}",
             mib(f["bytes"].as_u64().unwrap_or(0)),
             f["tokens"],
             f["ctx"],
