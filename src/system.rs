@@ -78,6 +78,9 @@ pub struct SystemInfo {
     /// Which files are loaded with weights repacked for llama.cpp's CPU kernels
     /// ([`crate::engine::repack_policy`]).
     pub repack_weights: crate::engine::RepackPolicy,
+    /// Whether llama.cpp has repacked kernels for this CPU ([`crate::engine::repacked_kernels_here`]):
+    /// where it has none, no file's weights are repacked whatever `repack_weights` says.
+    pub repacked_kernels: bool,
     /// How far decoding is exact in this process ([`crate::engine::exactness`]).
     pub exactness: crate::engine::Exactness,
     /// The KV cache's element type by default on the default device (`--kv-type auto`).
@@ -125,6 +128,7 @@ impl SystemInfo {
             kernels_per_batch: crate::engine::kernels_per_batch(),
             kernels: crate::engine::kernel_choice(),
             repack_weights: crate::engine::repack_policy(),
+            repacked_kernels: crate::engine::repacked_kernels_here(),
             exactness: crate::engine::exactness(),
             kv_type: crate::engine::KvType::Auto.resolve(),
             threading: crate::engine::threading(),
@@ -154,6 +158,7 @@ mod tests {
             kernels_per_batch: false,
             kernels: crate::engine::KernelChoice { prefill: "p".into(), generated: "g".into() },
             repack_weights: crate::engine::RepackPolicy::None,
+            repacked_kernels: false,
             exactness: crate::engine::Exactness::No,
             kv_type: "f16",
             threading: crate::engine::threading(),
@@ -176,6 +181,7 @@ mod tests {
             "kernels_per_batch",
             "kernels",
             "repack_weights",
+            "repacked_kernels",
             "exactness",
             "kv_type",
             "threading",

@@ -82,12 +82,15 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     println!("kernels for generated tokens (decoding, verify batches): {}", info.kernels.generated);
     let var = sqale::engine::REPACK_VAR;
     let repack = match info.repack_weights {
+        sqale::engine::RepackPolicy::None => format!("no ({var}=0)"),
+        _ if !info.repacked_kernels => "none on this CPU (llama.cpp's repacked kernels need the dot product or \
+             int8 matrix multiply on ARM, AVX2 on x86)"
+            .to_string(),
         sqale::engine::RepackPolicy::All if std::env::var_os(var).is_some() => format!("yes, every file ({var})"),
         sqale::engine::RepackPolicy::All => format!("yes (ARM's repacked dot-product kernels; {var}=0 turns them off)"),
-        sqale::engine::RepackPolicy::None => format!("no ({var}=0)"),
         sqale::engine::RepackPolicy::WithoutKQuants => format!(
-            "files without K-quant weights (Q8_0, Q4_0: their repacked GEMM prefills faster; the tiled K-quant \
-             kernel takes K-quants; {var}=0|1 for none or all)"
+            "files without K-quant weights (Q4_0 and IQ4_NL: llama.cpp repacks no Q8_0 on x86; the tiled \
+             K-quant kernel takes K-quants; {var}=0|1 for none or all)"
         ),
     };
     println!("repacked weights: {repack}");

@@ -91,11 +91,36 @@ pub struct KernelChoice {
 /// This process's [`KernelChoice`].
 pub fn kernel_choice() -> KernelChoice {
     let mut kernels = cpu_kernels();
-    if super::model::repack_policy() == super::model::RepackPolicy::None {
-        // Compiled in, but models are loaded without repacked weights.
+    let repacking = super::model::repack_policy() != super::model::RepackPolicy::None;
+    if !repacking || !repacked_kernels_in(&kernels) {
+        // Compiled in, but models are loaded without repacked weights, or this CPU has none.
         kernels.retain(|k| k != "REPACK");
     }
     choice(&kernels, kernels_per_batch(), tiled_kernel_on(), super::GPU_BACKENDS)
+}
+
+/// Whether llama.cpp has repacked kernels for this CPU: a build with `REPACK` compiled in
+/// repacks nothing where the CPU lacks the instructions its repacked kernels use.
+pub fn repacked_kernels_here() -> bool {
+    repacked_kernels_in(&cpu_kernels())
+}
+
+/// Whether the reported kernels include `REPACK` and the instructions llama.cpp's repacked
+/// kernels need (`ggml_repack_get_optimal_repack_type` in `repack.cpp`): on ARM the dot
+/// product or the int8 matrix multiply (a Cortex-A72, armv8-a, has neither), on x86 AVX2.
+fn repacked_kernels_in(kernels: &[String]) -> bool {
+    let has = |k: &str| kernels.iter().any(|x| x == k);
+    if !has("REPACK") {
+        return false;
+    }
+    if has("NEON") {
+        has("DOTPROD") || has("MATMUL_INT8")
+    } else if has("SSE3") || has("AVX") {
+        has("AVX2") || has("AVX512")
+    } else {
+        // Another architecture: llama.cpp's own check decides per tensor.
+        true
+    }
 }
 
 /// The choice from the kernels in use (`REPACK` where weights are repacked), whether the switch
@@ -358,6 +383,17 @@ mod tests {
             assert!(here.prefill.contains("llamafile sgemm"), "{here:?}");
             assert_eq!(exactness(), Exactness::AnyBatch);
         }
+    }
+
+    #[test]
+    fn repacks_only_where_the_cpu_has_the_repacked_kernels_instructions() {
+        assert!(repacked_kernels_in(&names(&["NEON", "ARM_FMA", "DOTPROD", "REPACK"])));
+        assert!(repacked_kernels_in(&names(&["NEON", "MATMUL_INT8", "REPACK"])));
+        // A Raspberry Pi 4 (`.ci/aarch64 a72`): REPACK compiled in, nothing it can repack.
+        assert!(!repacked_kernels_in(&names(&["NEON", "ARM_FMA", "LLAMAFILE", "OPENMP", "REPACK"])));
+        assert!(repacked_kernels_in(&names(&["SSE3", "AVX", "AVX2", "REPACK"])));
+        assert!(!repacked_kernels_in(&names(&["SSE3", "AVX", "REPACK"])));
+        assert!(!repacked_kernels_in(&names(&["NEON", "DOTPROD"])));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub use self::core::FAIL_DECODE_AFTER_VAR;
 pub use batched::{BatchedEngine, SequenceGenerator};
 pub use kernels::{
     batch_invariant, batch_variance, cpu_kernels, exactness, kernel_choice, kernels_per_batch, make_exact,
-    tiled_kernel_on, Exactness, KernelChoice, TILED_MIN_ROWS, TILED_MM_VAR,
+    repacked_kernels_here, tiled_kernel_on, Exactness, KernelChoice, TILED_MIN_ROWS, TILED_MM_VAR,
 };
 pub use kv_cache::KvType;
 pub use model::{

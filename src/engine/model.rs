@@ -42,8 +42,9 @@ pub enum RepackPolicy {
     All,
     /// No file ([`REPACK_VAR`]`=0`).
     None,
-    /// Files without K-quant or IQ weights (Q8_0, Q4_0): x86, where llama.cpp's tiled K-quant
-    /// kernel prefills K-quant weights faster than their repacked GEMM.
+    /// Files without K-quant or IQ weights (on x86 llama.cpp repacks Q4_0 of these; it has no
+    /// x86 repacked kernel for Q8_0): x86, where llama.cpp's tiled K-quant kernel prefills
+    /// K-quant weights faster than their repacked GEMM.
     WithoutKQuants,
 }
 
@@ -65,10 +66,11 @@ pub const REPACK_VAR: &str = "SQALE_REPACK";
 
 /// Which files' weights are repacked when [`ModelOptions::repack`] is unset: as [`REPACK_VAR`]
 /// says when set; else every file on ARM, whose repacked dot-product kernels are much of
-/// llama.cpp's speed there; elsewhere files without K-quant weights: on x86 the repacked GEMM
-/// prefills Q8_0 about 1.2x faster, while repacked K-quant weights leave the tiled K-quant
-/// kernel, which prefills them faster (docs/measurements.md, "Kernels per batch"). Only the
-/// types and CPUs llama.cpp has repacked kernels for are repacked.
+/// llama.cpp's speed there; elsewhere files without K-quant weights, because repacked K-quant
+/// weights leave the tiled K-quant kernel, which prefills them faster (docs/measurements.md,
+/// "Kernels per batch"). Only the types and CPUs llama.cpp has repacked kernels for are
+/// repacked: on x86 Q4_0 and IQ4_NL (not Q8_0), on ARM only with the dot product
+/// ([`super::repacked_kernels_here`]).
 pub fn repack_policy() -> RepackPolicy {
     match std::env::var(REPACK_VAR) {
         Ok(v) if v.trim() == "0" => RepackPolicy::None,
