@@ -42,9 +42,9 @@ pub enum RepackPolicy {
     All,
     /// No file ([`REPACK_VAR`]`=0`).
     None,
-    /// Files without K-quant or IQ weights (on x86 llama.cpp repacks Q4_0 of these; it has no
-    /// x86 repacked kernel for Q8_0): x86, where llama.cpp's tiled K-quant kernel prefills
-    /// K-quant weights faster than their repacked GEMM.
+    /// Files without weights of the tiled K-quant kernel's types (K-quants, most IQ types): x86,
+    /// where that kernel prefills them faster than their repacked GEMM. Of the rest, llama.cpp
+    /// repacks Q4_0 and IQ4_NL there; it has no x86 repacked kernel for Q8_0.
     WithoutKQuants,
 }
 
