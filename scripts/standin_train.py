@@ -3,7 +3,7 @@
 tied embeddings, rows 256 wide) with an MTP head trained on the token after next, on the expert
 episodes that `sqale play` wrote. CPU, fixed seed, resumable.
 
-    python3 scripts/standin_train.py DATA/train-episodes.jsonl TOKENIZER_DIR RUN_DIR [--steps 6000]
+    python3 scripts/standin_train.py DATA/train-episodes.jsonl TOKENIZER_DIR RUN_DIR [--steps 3600] [--lr 1e-3]
     python3 scripts/standin_train.py ... RUN_DIR --export CHECKPOINT_DIR
 
 RUN_DIR/state.pt is the last checkpoint (model, head, optimiser, data order, step), written
@@ -127,10 +127,9 @@ def step_loss(model, head, episodes, idx, pad):
         att[b, :len(s)] = 1
     out = model.model(input_ids=ids, attention_mask=att)
     h = out.last_hidden_state  # after the final norm: llama.cpp's h_nextn
-    logits = model.lm_head(h[:, :-1])
-    target = ids[:, 1:]
+    # The output layer only on the rows that are scored: the assistant's, a fifth of the tokens.
     keep = mask[:, 1:]
-    loss = F.cross_entropy(logits[keep], target[keep])
+    loss = F.cross_entropy(model.lm_head(h[:, :-1][keep]), ids[:, 1:][keep])
     # The head: h[t] and the embedding of x[t+1] predict x[t+2].
     emb = model.model.embed_tokens(ids[:, 1:-1])
     pos = torch.arange(n - 2).unsqueeze(0).expand(len(seqs), -1)
@@ -138,7 +137,7 @@ def step_loss(model, head, episodes, idx, pad):
     causal = torch.full((n - 2, n - 2), float("-inf")).triu(1)[None, None]
     g = head(h[:, :-2], emb, pe, causal)
     keep2 = mask[:, 2:]
-    mtp = F.cross_entropy(model.lm_head(g)[keep2], ids[:, 2:][keep2])
+    mtp = F.cross_entropy(model.lm_head(g[keep2]), ids[:, 2:][keep2])
     return loss, mtp
 
 
@@ -189,7 +188,7 @@ def main():
     ap.add_argument("run")
     ap.add_argument("--steps", type=int, default=6000)
     ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save-every", type=int, default=50)
     ap.add_argument("--threads", type=int, default=2)
