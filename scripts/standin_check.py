@@ -64,7 +64,8 @@ def main():
             fail("standin_tokenizer.py made another vocabulary than the committed stand-in's")
         run = os.path.join(work, "run")
         subprocess.run([sys.executable, os.path.join(HERE, "standin_train.py"), episodes, tok, run,
-                        "--steps", str(meta["steps"]), "--lr", str(meta["lr"]), "--seed", str(meta["seed"]), "--stop-at", str(a.steps)],
+                        "--steps", str(meta["steps"]), "--lr", str(meta["lr"]), "--seed", str(meta["seed"]),
+                        "--stop-at", str(a.steps)],
                        check=True)
         got = [json.loads(l) for l in open(os.path.join(run, "loss.jsonl"))]
         for g, w in zip(got, curve[: a.steps]):

@@ -186,7 +186,7 @@ def main():
     ap.add_argument("episodes")
     ap.add_argument("tokenizer")
     ap.add_argument("run")
-    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--steps", type=int, default=3600)
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
     ap.add_argument("--seed", type=int, default=1)
