@@ -47,8 +47,10 @@ impl JobQueue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The depth is the jobs beyond those the idle workers take at once: a job pushed for a
+    /// worker that has not woken yet is not waiting for a place.
     fn count(&self, s: &State) {
-        self.depth.store(s.jobs.len(), Ordering::Relaxed);
+        self.depth.store(s.jobs.len().saturating_sub(s.idle), Ordering::Relaxed);
     }
 
     /// Queues `job`; returns how many jobs wait now (this one included).
@@ -155,6 +157,7 @@ mod tests {
             std::thread::yield_now();
         }
         assert!(q.push(job(2)).is_ok());
+        assert_eq!(q.len(), 0, "the job an idle worker takes is not counted as waiting");
         assert_eq!(worker.join().unwrap(), Some(2));
         assert_eq!(q.len(), 0);
     }
