@@ -117,14 +117,11 @@ fn the_standin_answers_a_question_on_a_held_out_schema() {
     assert!(calls.iter().all(|c| known.contains(&c["tool"].as_str().unwrap())), "{ep}");
     assert!(calls[0]["ok"] == true && calls[0]["result"].as_str().unwrap().contains("tables:"), "{ep}");
     assert_eq!(ep["ended_by"], "submit_sql", "{ep}");
-    let rows = |sql: &str| {
-        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        let mut stmt = conn.prepare(sql).unwrap();
-        let n = stmt.column_count();
-        let rows = stmt.query_map([], |r| (0..n).map(|i| r.get_ref(i).map(|v| format!("{v:?}"))).collect());
-        rows.unwrap().map(Result::unwrap).collect::<Vec<Vec<String>>>()
-    };
-    let submitted = ep["sql"].as_str().expect("a submitted query");
-    assert_eq!(rows(submitted), rows(q["gold_sql"].as_str().unwrap()), "{submitted} against the gold query");
+    // Scored as `sqale eval` scores it: the rows as a set equal the gold query's.
+    let mut env = sqale::env::Environment::open(&db).unwrap();
+    let gold = env.execute(q["gold_sql"].as_str().unwrap()).unwrap();
+    let submitted = ep["sql"].as_str();
+    let score = sqale::eval::score::score(&mut env, submitted, &gold);
+    assert!(score.correct, "{submitted:?} against the gold query: {score:?}");
     assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
 }
