@@ -65,6 +65,7 @@ def main():
         run = os.path.join(work, "run")
         subprocess.run([sys.executable, os.path.join(HERE, "standin_train.py"), episodes, tok, run,
                         "--steps", str(meta["steps"]), "--lr", str(meta["lr"]), "--seed", str(meta["seed"]),
+                        "--decay-steps", str(meta.get("decay_steps", meta["steps"])),
                         "--stop-at", str(a.steps)],
                        check=True)
         got = [json.loads(l) for l in open(os.path.join(run, "loss.jsonl"))]

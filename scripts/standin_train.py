@@ -3,7 +3,8 @@
 tied embeddings, rows 256 wide) with an MTP head trained on the token after next, on the expert
 episodes that `sqale play` wrote. CPU, fixed seed, resumable.
 
-    python3 scripts/standin_train.py DATA/train-episodes.jsonl TOKENIZER_DIR RUN_DIR [--steps 3600] [--lr 1e-3]
+    python3 scripts/standin_train.py DATA/train-episodes.jsonl TOKENIZER_DIR RUN_DIR [--steps 4400] [--lr 1e-3]
+        [--decay-steps 3600]
     python3 scripts/standin_train.py ... RUN_DIR --export CHECKPOINT_DIR
 
 RUN_DIR/state.pt is the last checkpoint (model, head, optimiser, data order, step), written
@@ -186,15 +187,19 @@ def main():
     ap.add_argument("episodes")
     ap.add_argument("tokenizer")
     ap.add_argument("run")
-    ap.add_argument("--steps", type=int, default=3600)
+    ap.add_argument("--steps", type=int, default=4400)
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
+    ap.add_argument("--decay-steps", type=int, default=3600,
+                    help="the cosine runs from the peak to a tenth of it over these steps, and the rate stays "
+                         "at a tenth after them (default 3600; at most --steps)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--save-every", type=int, default=50)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--stop-at", type=int, help="stop after this step (as an interrupted run would)")
     ap.add_argument("--export", help="write the last checkpoint in the Hugging Face layout here and stop")
     a = ap.parse_args()
+    a.decay_steps = min(a.decay_steps, a.steps)
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     tok = Tokenizer.from_file(os.path.join(a.tokenizer, "tokenizer.json"))
@@ -228,7 +233,7 @@ def main():
         f.writelines(kept)
     episodes = load_episodes(a.episodes, tok)
     per_epoch = len(episodes) // a.batch
-    warmup = min(200, a.steps // 10)
+    warmup = min(200, a.decay_steps // 10)
     pad = tok.token_to_id("<|endoftext|>")
     print(f"{len(episodes)} episodes, {sum(len(e[0]) for e in episodes)} tokens, "
           f"{sum(p.numel() for p in params)} parameters; steps {step} to {a.steps}", file=sys.stderr)
@@ -236,7 +241,8 @@ def main():
     while step < min(a.steps, a.stop_at or a.steps):
         epoch, k = divmod(step, per_epoch)
         idx = batches(episodes, a.batch, a.seed, epoch)[k]
-        lr = a.lr * min(1.0, (step + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / a.steps)))
+        decayed = min(step, a.decay_steps) / a.decay_steps
+        lr = a.lr * min(1.0, (step + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * decayed)))
         for g in opt.param_groups:
             g["lr"] = lr
         loss, mtp = step_loss(model, head, episodes, idx, pad)
