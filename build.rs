@@ -55,21 +55,30 @@ fn llama_cpp_version() -> String {
     "llama-cpp-sys-2 (version unknown)".into()
 }
 
-/// ` + patches NAMES (HASH)`: the patches vendor/llama-cpp-sys-2 carries (vendor/patches), by name
-/// and a hash of their text (FNV-1a), so that a prompt cache written by another patch level is
-/// refused as stale; empty without patches.
+/// ` + patches NAMES (HASH)`: the patches vendor/llama-cpp-sys-2 and vendor/llama-cpp-2 carry
+/// (vendor/patches), by name and a hash of their text (FNV-1a), so that a prompt cache written by
+/// another patch level is refused as stale (the bindings' patches decide what llama.cpp computes
+/// with too: which weights it may repack); empty without patches.
 fn patches() -> String {
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
-        .join("vendor/patches/llama-cpp-sys-2");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "patch")).collect()
+    let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let mut files: Vec<_> = ["llama-cpp-sys-2", "llama-cpp-2"]
+        .iter()
+        .flat_map(|krate| {
+            let mut files: Vec<_> = std::fs::read_dir(root.join("vendor/patches").join(krate))
+                .map(|d| {
+                    d.filter_map(Result::ok)
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "patch"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            files.sort();
+            files
         })
-        .unwrap_or_default();
+        .collect();
     if files.is_empty() {
         return String::new();
     }
-    files.sort();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut names = Vec::new();
     for f in &files {

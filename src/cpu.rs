@@ -17,7 +17,19 @@ pub fn missing_features() -> Vec<&'static str> {
                 }
             )*};
         }
-        need!("sse4.2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f");
+        need!("sse4.2", "avx", "avx2", "fma", "f16c", "bmi2");
+        // A build for x86-64-v4 and its extensions (docs/backends.md, "Building for this CPU").
+        need!(
+            "avx512f",
+            "avx512bw",
+            "avx512cd",
+            "avx512dq",
+            "avx512vl",
+            "avx512vnni",
+            "avx512bf16",
+            "avx512vbmi",
+            "avxvnni"
+        );
     }
     missing
 }

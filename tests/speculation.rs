@@ -307,8 +307,10 @@ fn auto_speculation_plays_the_plain_sampled_episode() {
 /// when every batch ran on the same kernels. With generated tokens on the reference kernels, the
 /// fast kernels (the repacked GEMM, the tiled product) serve prompt text only: 7 and 9 generated
 /// rows match one-token decoding, every oracle draft up to k = 8 is kept, and drafts are not held
-/// below 7. (Prompt text's difference is printed, not asserted: the repacked Q4_K GEMM happens to
-/// round this file's rows as its GEMV does.)
+/// below 7. Both ways a K-quant file can be loaded: weights repacked (the repacked GEMM serves
+/// prompt text; x86 without AVX-512 VNNI, and ARM) and as the file has them (the tiled product
+/// does; x86 with AVX-512 VNNI, or `SQALE_REPACK=0`). (Prompt text's difference is printed, not
+/// asserted: a fast kernel may happen to round a file's rows as the one-row kernel does.)
 #[test]
 fn a_k_quant_model_verifies_exactly_at_any_draft_length() {
     let _g = common::one_at_a_time();
@@ -323,44 +325,104 @@ fn a_k_quant_model_verifies_exactly_at_any_draft_length() {
     let header = sqale_convert::gguf::read_header(&gguf).unwrap();
     let k_quant = header.tensors.iter().filter(|t| matches!(t.type_name(), "q4_K" | "q5_K" | "q6_K")).count();
     assert!(k_quant >= 4 * 3, "the file's matrices are K-quants ({k_quant} of {})", header.tensors.len());
-
-    let model = Model::load(&gguf, &ModelOptions::default()).unwrap();
-    assert!(model.is_recurrent_or_hybrid() && model.has_tiled_weights());
     assert!(!smollm2().has_tiled_weights(), "SmolLM2's Q4_1 file has no K-quant matrix");
+    for repack in [true, false] {
+        let model = Model::load(&gguf, &ModelOptions { repack: Some(repack), ..ModelOptions::default() }).unwrap();
+        assert!(model.is_recurrent_or_hybrid() && model.has_tiled_weights());
+        assert_eq!(model.repacked(), repack);
+        k_quant_drafts_are_exact(&model, repack);
+    }
+}
+
+fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
     let tiled = sqale::engine::tiled_kernel_on();
     let per_batch = sqale::engine::kernels_per_batch();
     let options = EngineOptions { ctx: 2048, temperature: 0.6, ..EngineOptions::default() };
-    let e = Engine::new(&model, options.clone()).unwrap();
+    let e = Engine::new(model, options.clone()).unwrap();
     assert_eq!(e.options().max_draft, if tiled && !per_batch { 6 } else { 8 }, "tiled {tiled}, per batch {per_batch}");
     drop(e);
 
     // The last of `n` tokens decoded one at a time, against in one batch of `n` rows.
-    let mut e = Engine::new(&model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
+    let mut e = Engine::new(model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
     // Tokens 20.. of the system prompt, decoded again after it.
     let tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
     let seven = batch_logit_diff(&mut e, &tokens[..7], As::Generated);
     let nine = batch_logit_diff(&mut e, &tokens, As::Generated);
     let nine_appended = batch_logit_diff(&mut e, &tokens, As::Appended);
     eprintln!(
-        "tiled kernel on: {tiled}; |Δlogit| of the last generated row of 7 rows: {seven:e}, of 9 rows: {nine:e}; \
-         of 9 rows of prompt text: {nine_appended:e}"
+        "weights repacked: {repack}; tiled kernel on: {tiled}; |Δlogit| of the last generated row of 7 rows: \
+         {seven:e}, of 9 rows: {nine:e}; of 9 rows of prompt text: {nine_appended:e}"
     );
     drop(e);
 
     let setup = SpeculationSetup { question: "Which table holds the orders?".into(), tokens: 24, reps: 1, seed: 3 };
-    let s = sqale::bench::speculation(&model, &options, &setup, &mut |_| {}).unwrap();
+    let s = sqale::bench::speculation(model, &options, &setup, &mut |_| {}).unwrap();
     let o = &s.oracle;
     for r in &o.runs {
         eprintln!("k={}: {} of {} drafts kept, identical: {}", r.k, r.given.accepted, r.given.drafted, r.identical);
     }
     assert!(o.plain_repeatable && o.generated_tokens > 8, "{o:?}");
     if per_batch && sqale::engine::batch_invariant() {
-        assert_eq!((seven, nine), (0.0, 0.0), "generated rows match one-token decoding in any batch");
+        assert_eq!(
+            (seven, nine),
+            (0.0, 0.0),
+            "repacked {repack}: generated rows match one-token decoding in any batch"
+        );
         assert_eq!(o.runs.len(), 8);
         for r in &o.runs {
-            assert!(r.identical, "k={}: the oracle run's tokens differ from the plain run's", r.k);
-            assert_eq!(r.given.accepted, r.given.drafted, "k={}: every oracle draft is kept: {r:?}", r.k);
+            assert!(r.identical, "repacked {repack}, k={}: the oracle run's tokens differ from the plain run's", r.k);
+            assert_eq!(
+                r.given.accepted, r.given.drafted,
+                "repacked {repack}, k={}: every oracle draft is kept: {r:?}",
+                r.k
+            );
         }
+    }
+}
+
+/// `SQALE_REPACK=0` loads a file's weights as it has them, and `=1` lets llama.cpp repack them:
+/// the loader's own account (llama.cpp's log, `--verbose`) has a `CPU_REPACK` buffer only with
+/// `=1`. (A buffer-type override to the CPU, which sqale used before, did not keep weights out of
+/// the repacked buffer: llama.cpp's loader considers the extra buffer types for it too.)
+#[test]
+fn the_repack_switch_decides_where_llama_cpp_puts_the_weights() {
+    let _g = common::one_at_a_time();
+    if !sqale::engine::repacked_kernels_here() {
+        eprintln!("llama.cpp has no repacked kernels for this CPU: nothing to check");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
+    let ck = dir.path().join("ck");
+    let preset = Preset { mtp: false, ..Preset::small() };
+    sqale_convert::synth::write_checkpoint(&ck, &preset, &tokenizer, 64 << 20, 5, &mut |_, _| {}).unwrap();
+    let gguf = dir.path().join("small-q4_k_m.gguf");
+    common::convert_checkpoint(&ck, "q4_k_m", &gguf);
+    for (switch, repacked) in [("0", false), ("1", true)] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
+            .args([
+                "bench",
+                "--pp",
+                "8",
+                "--tg",
+                "1",
+                "--reps",
+                "1",
+                "-t",
+                "2",
+                "--speculate",
+                "off",
+                "--verbose",
+                "-m",
+            ])
+            .arg(&gguf)
+            .env("SQALE_REPACK", switch)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{log}");
+        assert!(log.contains("CPU_Mapped model buffer size"), "llama.cpp's loader reports its buffers: {log}");
+        assert_eq!(log.contains("CPU_REPACK model buffer size"), repacked, "SQALE_REPACK={switch}: {log}");
     }
 }
 

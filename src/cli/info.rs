@@ -87,10 +87,16 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
              int8 matrix multiply on ARM, AVX2 on x86)"
             .to_string(),
         sqale::engine::RepackPolicy::All if std::env::var_os(var).is_some() => format!("yes, every file ({var})"),
-        sqale::engine::RepackPolicy::All => format!("yes (ARM's repacked dot-product kernels; {var}=0 turns them off)"),
+        sqale::engine::RepackPolicy::All if cfg!(target_arch = "aarch64") => {
+            format!("yes (ARM's repacked dot-product kernels; {var}=0 turns them off)")
+        }
+        sqale::engine::RepackPolicy::All => format!(
+            "yes (Q4_0, IQ4_NL and K-quants; llama.cpp repacks no Q8_0 on x86; without AVX-512 VNNI the \
+             repacked K-quant GEMM prefills faster than the tiled kernel; {var}=0 turns them off)"
+        ),
         sqale::engine::RepackPolicy::WithoutKQuants => format!(
             "files without K-quant weights (Q4_0 and IQ4_NL: llama.cpp repacks no Q8_0 on x86; the tiled \
-             K-quant kernel takes K-quants; {var}=0|1 for none or all)"
+             K-quant kernel's AVX-512 VNNI path takes K-quants; {var}=0|1 for none or all)"
         ),
     };
     println!("repacked weights: {repack}");

@@ -289,6 +289,14 @@ pub fn tiled_kernel_on() -> bool {
     })
 }
 
+/// Whether the tiled K-quant kernel is on and runs its AVX-512 VNNI path (`ggml-cpu/tiled/`,
+/// with AVX512_VNNI in llama.cpp's kernel report: a build for x86-64-v4 with VNNI, or the
+/// portable build's AVX-512 variant), where it prefills K-quants faster than their repacked GEMM;
+/// on AVX2 the repacked GEMM is faster ([`super::default_repack_policy`]).
+pub fn tiled_kernel_vnni() -> bool {
+    tiled_kernel_on() && cpu_kernels().iter().any(|k| k == "AVX512_VNNI")
+}
+
 /// Whether the tiled kernel takes matrices of this ggml type (its type switch in
 /// `ggml-cpu/tiled/tiled.cpp`).
 pub(super) fn tiled_type(name: &str) -> bool {

@@ -48,12 +48,12 @@ pub use self::core::FAIL_DECODE_AFTER_VAR;
 pub use batched::{BatchedEngine, SequenceGenerator};
 pub use kernels::{
     batch_invariant, batch_variance, cpu_kernels, exactness, kernel_choice, kernels_per_batch, make_exact,
-    repacked_kernels_here, tiled_kernel_on, Exactness, KernelChoice, TILED_MIN_ROWS, TILED_MM_VAR,
+    repacked_kernels_here, tiled_kernel_on, tiled_kernel_vnni, Exactness, KernelChoice, TILED_MIN_ROWS, TILED_MM_VAR,
 };
 pub use kv_cache::KvType;
 pub use model::{
-    default_threads, devices, gpu_offload_supported, repack_policy, Model, ModelOptions, RepackPolicy, GPU_BACKENDS,
-    REPACK_VAR,
+    default_repack_policy, default_threads, devices, gpu_offload_supported, repack_policy, Model, ModelOptions,
+    RepackPolicy, GPU_BACKENDS, REPACK_VAR,
 };
 pub use threads::{apply_defaults as apply_thread_defaults, threading, Threading, GOMP_SPINCOUNT_DEFAULT};
 

@@ -38,13 +38,13 @@ pub struct ModelOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RepackPolicy {
-    /// Every file (ARM, or [`REPACK_VAR`]`=1`).
+    /// Every file (ARM, x86 without AVX-512 VNNI, or [`REPACK_VAR`]`=1`).
     All,
     /// No file ([`REPACK_VAR`]`=0`).
     None,
-    /// Files without weights of the tiled K-quant kernel's types (K-quants, most IQ types): x86,
-    /// where that kernel prefills them faster than their repacked GEMM. Of the rest, llama.cpp
-    /// repacks Q4_0 and IQ4_NL there; it has no x86 repacked kernel for Q8_0.
+    /// Files without weights of the tiled K-quant kernel's types (K-quants, most IQ types): x86
+    /// with AVX-512 VNNI, where that kernel prefills them faster than their repacked GEMM. Of the
+    /// rest, llama.cpp repacks Q4_0 and IQ4_NL there; it has no x86 repacked kernel for Q8_0.
     WithoutKQuants,
 }
 
@@ -65,18 +65,28 @@ impl RepackPolicy {
 pub const REPACK_VAR: &str = "SQALE_REPACK";
 
 /// Which files' weights are repacked when [`ModelOptions::repack`] is unset: as [`REPACK_VAR`]
-/// says when set; else every file on ARM, whose repacked dot-product kernels are much of
-/// llama.cpp's speed there; elsewhere files without K-quant weights, because repacked K-quant
-/// weights leave the tiled K-quant kernel, which prefills them faster (docs/measurements.md,
-/// "Kernels per batch"). Only the types and CPUs llama.cpp has repacked kernels for are
-/// repacked: on x86 Q4_0 and IQ4_NL (not Q8_0), on ARM only with the dot product
-/// ([`super::repacked_kernels_here`]).
+/// says when set; else [`default_repack_policy`] for this CPU and build. Only the types and CPUs
+/// llama.cpp has repacked kernels for are repacked: on x86 Q4_0, IQ4_NL and the K-quants (not
+/// Q8_0), on ARM only with the dot product ([`super::repacked_kernels_here`]).
 pub fn repack_policy() -> RepackPolicy {
     match std::env::var(REPACK_VAR) {
         Ok(v) if v.trim() == "0" => RepackPolicy::None,
         Ok(_) => RepackPolicy::All,
-        Err(_) if cfg!(target_arch = "aarch64") => RepackPolicy::All,
-        Err(_) => RepackPolicy::WithoutKQuants,
+        Err(_) => default_repack_policy(super::kernels::tiled_kernel_vnni()),
+    }
+}
+
+/// The policy without [`REPACK_VAR`]: files without K-quant weights where llama.cpp's tiled
+/// K-quant kernel runs its AVX-512 VNNI path (`tiled_vnni`), which prefills K-quants faster than
+/// their repacked GEMM (on the synthetic 2B q4_k_m, 2 threads: 136 against 98 tokens/s); every
+/// file elsewhere: on ARM the repacked dot-product kernels are much of llama.cpp's speed, and on
+/// AVX2 the repacked K-quant GEMM beats the tiled kernel (72 against 62 tokens/s;
+/// docs/measurements.md, "Kernels per batch").
+pub fn default_repack_policy(tiled_vnni: bool) -> RepackPolicy {
+    if tiled_vnni {
+        RepackPolicy::WithoutKQuants
+    } else {
+        RepackPolicy::All
     }
 }
 
@@ -197,15 +207,12 @@ impl Model {
         let arch = header.architecture().unwrap_or_default();
         let heads = header.get(&format!("{arch}.nextn_predict_layers")).and_then(gguf::Value::as_u64).unwrap_or(0);
         let mtp = heads > 0 && !options.skip_mtp;
-        params = params.with_load_mtp(mtp).with_vocab_only(options.vocab_only);
-        let mut params = std::pin::pin!(params);
         let tiled_weights = header.tensors.iter().any(|t| super::kernels::tiled_type(t.type_name()));
         let repack = options.repack.unwrap_or_else(|| repack_policy().repacks(tiled_weights));
-        if !repack && !gpu {
-            // Every tensor in a plain CPU buffer: llama.cpp then neither repacks nor copies
-            // weights (llama-bench's `--repack 0`).
-            params.as_mut().add_cpu_buft_override(c".*");
-        }
+        // Without repacking, no weight may go to the CPU backend's extra buffer types, where
+        // llama.cpp repacks (llama-bench's `--repack 0`); the weights stay in the mapped file.
+        params = params.with_load_mtp(mtp).with_vocab_only(options.vocab_only).with_use_extra_bufts(repack || gpu);
+        let params = std::pin::pin!(params);
         let model = LlamaModel::load_from_file(backend, path, &params)
             .map_err(|source| EngineError::Load { path: path.to_path_buf(), source })?;
         let pre = model.meta_val_str("tokenizer.ggml.pre").unwrap_or_default();

@@ -623,6 +623,16 @@ impl LlamaModelParams {
         self
     }
 
+    /// Sets `use_extra_bufts` (sqale's patch): whether weights may go to the CPU backend's extra
+    /// buffer types, which is where llama.cpp repacks them for its GEMM/GEMV kernels
+    /// (llama-bench's `--repack 0|1`). A buffer-type override to the CPU does not keep weights
+    /// out of them: llama.cpp considers the extra buffer types for such an override too.
+    #[must_use]
+    pub fn with_use_extra_bufts(mut self, use_extra_bufts: bool) -> Self {
+        self.params.use_extra_bufts = use_extra_bufts;
+        self
+    }
+
     /// Returns whether bundled multi-token prediction (MTP) tensors are loaded.
     #[must_use]
     pub fn load_mtp(&self) -> bool {
