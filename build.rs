@@ -61,7 +61,7 @@ fn llama_cpp_version() -> String {
 /// with too: which weights it may repack); empty without patches.
 fn patches() -> String {
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let mut files: Vec<_> = ["llama-cpp-sys-2", "llama-cpp-2"]
+    let files: Vec<_> = ["llama-cpp-sys-2", "llama-cpp-2"]
         .iter()
         .flat_map(|krate| {
             let mut files: Vec<_> = std::fs::read_dir(root.join("vendor/patches").join(krate))

@@ -46,18 +46,16 @@ trap 'rm -rf "$work"' EXIT
 configs=()
 for spec in "$@"; do
   label=${spec%%=*} dir=${spec#*=}
+  # A build without repacked weights runs `-fa off` once, as its `no-repack` row.
+  repacks=no
+  grep -q "GGML_CPU_REPACK:BOOL=ON" "$dir/../build/CMakeCache.txt" 2>/dev/null && repacks=yes
   for m in ${LLAMA:-repack no-repack fa-auto}; do
-    if grep -q "GGML_CPU_REPACK:BOOL=ON" "$dir/../build/CMakeCache.txt" 2>/dev/null; then
-      case $m in
-        repack) configs+=("$label, repacking|$dir|-fa off --repack 1") ;;
-        no-repack) configs+=("$label, no repacking|$dir|-fa off --repack 0") ;;
-      esac
-    elif [ "$m" = no-repack ]; then
-      configs+=("$label|$dir|-fa off")
-    fi
-    case $m in
-      fa-auto) configs+=("$label, flash attention auto|$dir|") ;;
-      repack | no-repack) ;;
+    case $m/$repacks in
+      repack/yes) configs+=("$label, repacking|$dir|-fa off --repack 1") ;;
+      repack/no) ;;
+      no-repack/yes) configs+=("$label, no repacking|$dir|-fa off --repack 0") ;;
+      no-repack/no) configs+=("$label|$dir|-fa off") ;;
+      fa-auto/*) configs+=("$label, flash attention auto|$dir|") ;;
       *) echo "unknown LLAMA configuration: $m (repack, no-repack, fa-auto)" >&2; exit 2 ;;
     esac
   done

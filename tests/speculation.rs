@@ -315,13 +315,7 @@ fn auto_speculation_plays_the_plain_sampled_episode() {
 fn a_k_quant_model_verifies_exactly_at_any_draft_length() {
     let _g = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
-    let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
-    assert!(tokenizer.join("tokenizer.json").is_file(), "run `bash .ci/fetch-models` first");
-    let ck = dir.path().join("ck");
-    let preset = Preset { mtp: false, ..Preset::small() };
-    sqale_convert::synth::write_checkpoint(&ck, &preset, &tokenizer, 64 << 20, 5, &mut |_, _| {}).unwrap();
-    let gguf = dir.path().join("small-q4_k_m.gguf");
-    common::convert_checkpoint(&ck, "q4_k_m", &gguf);
+    let gguf = small_k_quant_model(dir.path());
     let header = sqale_convert::gguf::read_header(&gguf).unwrap();
     let k_quant = header.tensors.iter().filter(|t| matches!(t.type_name(), "q4_K" | "q5_K" | "q6_K")).count();
     assert!(k_quant >= 4 * 3, "the file's matrices are K-quants ({k_quant} of {})", header.tensors.len());
@@ -332,6 +326,19 @@ fn a_k_quant_model_verifies_exactly_at_any_draft_length() {
         assert_eq!(model.repacked(), repack);
         k_quant_drafts_are_exact(&model, repack);
     }
+}
+
+/// A small synthetic `qwen35` (no MTP head) at q4_k_m in `dir`: K-quant matrices that llama.cpp
+/// repacks on x86 and ARM and its tiled kernel takes from 8 rows.
+fn small_k_quant_model(dir: &Path) -> PathBuf {
+    let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
+    assert!(tokenizer.join("tokenizer.json").is_file(), "run `bash .ci/fetch-models` first");
+    let ck = dir.join("ck");
+    let preset = Preset { mtp: false, ..Preset::small() };
+    sqale_convert::synth::write_checkpoint(&ck, &preset, &tokenizer, 64 << 20, 5, &mut |_, _| {}).unwrap();
+    let gguf = dir.join("small-q4_k_m.gguf");
+    common::convert_checkpoint(&ck, "q4_k_m", &gguf);
+    gguf
 }
 
 fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
@@ -392,12 +399,7 @@ fn the_repack_switch_decides_where_llama_cpp_puts_the_weights() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let tokenizer = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tokenizers/qwen3.5");
-    let ck = dir.path().join("ck");
-    let preset = Preset { mtp: false, ..Preset::small() };
-    sqale_convert::synth::write_checkpoint(&ck, &preset, &tokenizer, 64 << 20, 5, &mut |_, _| {}).unwrap();
-    let gguf = dir.path().join("small-q4_k_m.gguf");
-    common::convert_checkpoint(&ck, "q4_k_m", &gguf);
+    let gguf = small_k_quant_model(dir.path());
     for (switch, repacked) in [("0", false), ("1", true)] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqale"))
             .args([
