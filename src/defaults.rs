@@ -36,11 +36,17 @@ pub const TOOL_TURNS: usize = 6;
 /// Consecutive failed `run_query` calls that end exploration early.
 pub const MAX_FAILED_QUERIES_IN_A_ROW: usize = 4;
 
-/// Longest draft a verify step checks. Sized from the measured cost of a verify batch on two
-/// x86 cores (a batch of 8 costs 4.1 to 4.3 single steps for the models here, of 16 about 5 to
-/// 7.5): beyond 8 a draft must be nearly all accepted to pay. The planner picks shorter drafts
-/// from the curve it measures as it runs.
-pub const MAX_DRAFT_TOKENS: usize = 8;
+/// Longest draft a verify step checks on a model without recurrent state: as long as
+/// llama.cpp's `ngram-mod` drafts, for the verbatim repeats (loops, copied passages) whose
+/// drafts are nearly all kept. Other drafts stop at 8 (`engine::draft`), and the planner picks
+/// shorter ones from the verify cost it measures as it runs.
+pub const MAX_DRAFT_TOKENS: usize = 64;
+
+/// Longest draft a verify step checks on a model with recurrent state (Qwen3.5's hybrid
+/// layers): llama.cpp keeps a snapshot of that state per token a draft may roll back (18 MB a
+/// token for the 2B), and beyond 8 a draft must be nearly all kept to pay on two x86 cores (a
+/// batch of 8 rows costs 4.1 to 4.3 single steps for the models here).
+pub const MAX_RECURRENT_DRAFT_TOKENS: usize = 8;
 
 /// Reference log-probabilities kept per generated token for `eval --reference` (32 hold nearly
 /// all of a trained model's mass at temperature-1 logits; the KLD is a lower bound over them).

@@ -301,6 +301,25 @@ fn auto_speculation_plays_the_plain_sampled_episode() {
     }
 }
 
+/// Where the sampled text repeats itself verbatim (SmolLM2 falls into a loop on this seed),
+/// prompt lookup drafts long, round the loop past the context's end, and the episode is still
+/// the plain one token for token.
+#[test]
+fn a_verbatim_loop_is_drafted_long_and_the_episode_stays_the_plain_one() {
+    let _g = common::one_at_a_time();
+    if !sqale::engine::batch_invariant() {
+        eprintln!("skipped: auto decodes plainly on these kernels");
+        return;
+    }
+    let model = smollm2();
+    let plain = episode(&model, options(Speculate::Off, 0.6), 6, 1000);
+    let auto = episode(&model, options(Speculate::Auto, 0.6), 6, 1000);
+    assert_eq!(turns(&auto), turns(&plain), "the same seed, the same episode");
+    let s = auto.tokens.speculation.lookup;
+    assert!(s.longest > 8, "a draft longer than the ordinary limit of 8: {s:?}");
+    assert!(s.accepted * 10 >= s.drafted * 9, "a loop's drafts are nearly all kept: {s:?}");
+}
+
 /// llama.cpp's tiled K-quant matrix product (x86 with AVX) takes batches of 8 rows or more and
 /// rounds them differently from one row: on the synthetic Qwen3.5-2B at q4_k_m, oracle drafts of
 /// k = 7 and 8 (verify batches of 8 and 9 rows) lost their first draft while k <= 6 kept all,
@@ -346,7 +365,11 @@ fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
     let per_batch = sqale::engine::kernels_per_batch();
     let options = EngineOptions { ctx: 2048, temperature: 0.6, ..EngineOptions::default() };
     let e = Engine::new(model, options.clone()).unwrap();
-    assert_eq!(e.options().max_draft, if tiled && !per_batch { 6 } else { 8 }, "tiled {tiled}, per batch {per_batch}");
+    assert_eq!(
+        e.options().max_draft,
+        Some(if tiled && !per_batch { 6 } else { 8 }),
+        "tiled {tiled}, per batch {per_batch}"
+    );
     drop(e);
 
     // The last of `n` tokens decoded one at a time, against in one batch of `n` rows.
@@ -452,7 +475,7 @@ fn a_rejected_draft_leaves_no_trace_in_a_hybrid_models_state() {
         threads: Some(2),
         temperature: 0.0,
         speculate: Speculate::Lookup,
-        max_draft,
+        max_draft: Some(max_draft),
         ..EngineOptions::default()
     };
     let prompt = Prompt::default();

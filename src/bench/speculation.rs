@@ -191,7 +191,11 @@ fn argmax(logits: &[f32]) -> LlamaToken {
 /// (otherwise each rejection rebuilds the sequence); the lookup itself never runs, since every
 /// generation here has a caller's drafter set, which takes its place.
 fn engine_options(options: &EngineOptions) -> EngineOptions {
-    EngineOptions { speculate: Speculate::Lookup, max_draft: options.max_draft.max(MAX_K), ..options.clone() }
+    EngineOptions {
+        speculate: Speculate::Lookup,
+        max_draft: Some(options.max_draft.unwrap_or(MAX_K).max(MAX_K)),
+        ..options.clone()
+    }
 }
 
 /// Runs the three measurements on a new engine over `model` (`options`' context, threads and

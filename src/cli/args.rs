@@ -78,9 +78,11 @@ pub struct EngineArgs {
     /// rounds batches differently (docs/speculative-decoding.md).
     #[arg(long, default_value_t = Speculate::Auto)]
     pub(super) speculate: Speculate,
-    /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost).
-    #[arg(long, default_value_t = defaults::MAX_DRAFT_TOKENS)]
-    max_draft: usize,
+    /// Longest draft one verify step checks (shorter drafts are chosen from the measured cost;
+    /// drafts beyond 8 only where the text repeats verbatim) [default: 64, or 8 on a model with
+    /// recurrent state such as Qwen3.5, which keeps a snapshot of that state per draft token]
+    #[arg(long)]
+    max_draft: Option<usize>,
     /// `ask`: decode the system prompt instead of restoring it from the prompt cache on disk,
     /// and write none (`sqale prompt-cache clear` removes the cache; the other commands decode
     /// the prompt once per process and keep it in memory).

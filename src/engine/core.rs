@@ -36,6 +36,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use super::draft::SHORT_DRAFT_TOKENS;
 use super::kernels::{use_reference_kernels, BatchKind};
 use super::prompt_cache::{DiskCache, Parts, PromptCacheError, Refusal};
 use super::{default_threads, EngineError, EngineOptions, Model};
@@ -170,7 +171,7 @@ impl<'m> Core<'m> {
         // One batch holds a chunk of appended text, or the verify rows of every sequence: its
         // pending token and its draft (one token each when speculation is off).
         let speculate = options.speculation();
-        let draft = if speculate.any() { options.max_draft } else { 0 };
+        let draft = if speculate.any() { options.draft_limit() } else { 0 };
         let rows = seqs.saturating_mul(1 + draft);
         let batch = chunk.max(u32::try_from(rows).map_err(|_| EngineError::ContextSize { seqs, ctx: options.ctx })?);
         // llama.cpp's own default is 4 threads whatever the machine; on a 2-core board that
@@ -210,7 +211,7 @@ impl<'m> Core<'m> {
         if wants_mtp && seqs > 1 && explicit {
             return Err(EngineError::MtpOneSequence(seqs));
         }
-        let mtp = wants_mtp && seqs == 1 && options.max_draft > 0;
+        let mtp = wants_mtp && seqs == 1 && options.draft_limit() > 0;
         let draft_params = params.clone().with_context_type(LlamaContextType::Mtp);
         let target = model.new_context(params)?;
         let per_seq = target.n_ctx() as usize / seqs;
@@ -220,7 +221,8 @@ impl<'m> Core<'m> {
             .and_then(|d| DiskCache::new(d, model, options.ctx, chunk, snapshots, threads as u32, kv_type, mtp));
         let ctx = if mtp {
             let draft = model.new_context(draft_params)?;
-            let p = MtpSpeculativeParams { n_max: options.max_draft as i32, n_min: 0, p_min: 0.0 };
+            let head_draft = options.draft_limit().min(SHORT_DRAFT_TOKENS) as i32;
+            let p = MtpSpeculativeParams { n_max: head_draft, n_min: 0, p_min: 0.0 };
             Context::Mtp(Box::new(MtpSpeculative::new(target, draft, p).map_err(EngineError::Mtp)?))
         } else {
             Context::Plain(target)
@@ -390,7 +392,7 @@ impl<'m> Core<'m> {
         }
         self.decode_batch(BatchKind::Generated)?;
         self.ctx.get_mut().synchronize();
-        self.cost.record(rows.len(), started.elapsed().as_secs_f64());
+        self.cost.record_step(rows.len(), started.elapsed().as_secs_f64());
         Ok(())
     }
 
@@ -447,7 +449,7 @@ impl<'m> Core<'m> {
 
     /// Records that a plain decode step of one row took `seconds`.
     pub(crate) fn record_step(&mut self, seconds: f64) {
-        self.cost.record(1, seconds);
+        self.cost.record_step(1, seconds);
     }
 
     /// The measured cost of decode steps by rows.

@@ -170,18 +170,28 @@ pub const TILED_MM_VAR: &str = "GGML_CPU_TILED_MM";
 /// The CPU kernels llama.cpp was compiled with and can use here, as its own system report
 /// names them (e.g. `AVX2`, `NEON`, `DOTPROD`, `OPENMP`): the features it reports as `= 1`.
 pub fn cpu_kernels() -> Vec<String> {
-    if super::model::backend().is_err() {
-        return Vec::new();
-    }
-    // SAFETY: llama.cpp returns a pointer to a static, NUL-terminated buffer.
-    let report = unsafe {
-        let p = llama_cpp_sys_2::llama_print_system_info();
-        if p.is_null() {
-            return Vec::new();
-        }
-        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-    };
-    kernels_in(&report)
+    // Read once per process: llama.cpp builds the report in one static string that each call
+    // clears and refills, so two threads calling it at once (tests in parallel, `serve`'s
+    // requests) could read it while the other rewrites it. The kernels don't change while a
+    // process runs.
+    static REPORT: OnceLock<Vec<String>> = OnceLock::new();
+    REPORT
+        .get_or_init(|| {
+            if super::model::backend().is_err() {
+                return Vec::new();
+            }
+            // SAFETY: llama.cpp returns a pointer to a static, NUL-terminated buffer, read here
+            // once, under the OnceLock, before any other caller could rewrite it.
+            let report = unsafe {
+                let p = llama_cpp_sys_2::llama_print_system_info();
+                if p.is_null() {
+                    return Vec::new();
+                }
+                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+            };
+            kernels_in(&report)
+        })
+        .clone()
 }
 
 /// Why a token decoded in a batch with others may get other logits than decoded alone in this
@@ -360,6 +370,20 @@ mod tests {
         assert!(here.iter().any(|k| k == "AVX2"), "{here:?}");
         #[cfg(target_arch = "aarch64")]
         assert!(here.iter().any(|k| k == "NEON"), "{here:?}");
+    }
+
+    /// llama.cpp rewrites its report in one static string at each call; read from several
+    /// threads at once (as tests and `serve`'s requests do) it must still come out whole.
+    #[test]
+    fn the_kernel_report_reads_the_same_from_many_threads() {
+        let first = cpu_kernels();
+        let threads: Vec<_> =
+            (0..4).map(|_| std::thread::spawn(|| (0..300).map(|_| cpu_kernels()).collect::<Vec<_>>())).collect();
+        for t in threads {
+            for report in t.join().expect("a reading thread") {
+                assert_eq!(report, first);
+            }
+        }
     }
 
     #[test]

@@ -179,8 +179,11 @@ pub struct EngineOptions {
     pub keep_prefix: bool,
     /// Which drafters propose tokens for speculative decoding ([`crate::speculate`]).
     pub speculate: Speculate,
-    /// Longest draft one verify step checks.
-    pub max_draft: usize,
+    /// Longest draft one verify step checks; `None`: [`defaults::MAX_DRAFT_TOKENS`], or
+    /// [`defaults::MAX_RECURRENT_DRAFT_TOKENS`] on a model with recurrent state, whose
+    /// snapshots for rollback take memory per draft token. An engine's options
+    /// ([`Engine::options`]) have it resolved.
+    pub max_draft: Option<usize>,
     /// The folder of the prompt cache on disk ([`prompt_cache`]): the system turn's state is
     /// restored from a file there instead of decoded, and saved there after it was decoded;
     /// `None` for no cache on disk. With the MTP head drafting, the head's part is saved too.
@@ -200,7 +203,7 @@ impl Default for EngineOptions {
             top_k: defaults::TOP_K,
             keep_prefix: true,
             speculate: Speculate::Auto,
-            max_draft: defaults::MAX_DRAFT_TOKENS,
+            max_draft: None,
             prompt_cache: None,
             kv_type: KvType::Auto,
         }
@@ -213,12 +216,27 @@ impl EngineOptions {
     /// no kernels of their own: [`kernels_per_batch`]), drafts stop short of a verify batch of
     /// [`TILED_MIN_ROWS`] rows, which that kernel would round differently from one-token
     /// decoding ([`tiled_kernel_on`]).
+    ///
+    /// An unset `max_draft` is resolved here, by whether the model keeps recurrent state.
     pub(crate) fn for_model(self, model: &Model) -> Self {
-        if tiled_kernel_on() && !kernels_per_batch() && model.has_tiled_weights() {
-            EngineOptions { max_draft: self.max_draft.min(TILED_MIN_ROWS - 2), ..self }
+        let default = if model.is_recurrent_or_hybrid() {
+            defaults::MAX_RECURRENT_DRAFT_TOKENS
         } else {
-            self
-        }
+            defaults::MAX_DRAFT_TOKENS
+        };
+        let max_draft = self.max_draft.unwrap_or(default);
+        let max_draft = if tiled_kernel_on() && !kernels_per_batch() && model.has_tiled_weights() {
+            max_draft.min(TILED_MIN_ROWS - 2)
+        } else {
+            max_draft
+        };
+        EngineOptions { max_draft: Some(max_draft), ..self }
+    }
+
+    /// The longest draft, as [`EngineOptions::for_model`] resolved it (the default for a model
+    /// without recurrent state where it was not).
+    pub(crate) fn draft_limit(&self) -> usize {
+        self.max_draft.unwrap_or(defaults::MAX_DRAFT_TOKENS)
     }
 
     /// The drafting mode in force when generating. `auto` drafts (the MTP head when the file

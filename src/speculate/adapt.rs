@@ -31,13 +31,39 @@ pub struct CostCurve {
     seconds: Vec<Option<f64>>,
     /// `samples[n - 1]`: how many measurements `seconds[n - 1]` holds (capped).
     samples: Vec<u32>,
+    /// A batch of several rows timed by [`CostCurve::record_step`], held until the next step.
+    held: Option<(usize, f64)>,
 }
 
 impl CostCurve {
     /// An empty curve for batches of up to `max_rows` rows.
     pub fn new(max_rows: usize) -> Self {
         let n = max_rows.max(1);
-        CostCurve { seconds: vec![None; n], samples: vec![0; n] }
+        CostCurve { seconds: vec![None; n], samples: vec![0; n], held: None }
+    }
+
+    /// Records a decode step of `rows` rows that took `seconds`, in the order the steps ran.
+    /// llama.cpp builds its graph again whenever the batch's shape changes, so a one-row step
+    /// right after a batch of several rows pays the way back: what it took beyond a one-row
+    /// step's usual time is charged to that batch (a verify batch costs its own rebuild and the
+    /// next plain step's), and the one-row mean keeps the time of steps that reused the graph.
+    pub fn record_step(&mut self, rows: usize, seconds: f64) {
+        match self.held.take() {
+            Some((batch, took)) if rows == 1 => match self.seconds[0] {
+                Some(one) => {
+                    self.record(batch, took + (seconds - one).max(0.0));
+                    return;
+                }
+                None => self.record(batch, took),
+            },
+            Some((batch, took)) => self.record(batch, took),
+            None => {}
+        }
+        if rows > 1 {
+            self.held = Some((rows, seconds));
+        } else {
+            self.record(rows, seconds);
+        }
     }
 
     /// Records that a decode of `rows` rows took `seconds`: a plain mean of the first few
@@ -88,6 +114,8 @@ pub struct Planner {
     /// Running sums of accepted drafts and tries (a try is a draft token that was checked).
     accepted: f64,
     tried: f64,
+    /// The acceptance the planner starts from, and goes back to after a pause.
+    prior: f64,
     /// Longest draft allowed.
     max_draft: usize,
     /// Verify steps planned so far (the planner's clock).
@@ -119,9 +147,17 @@ impl Planner {
     /// A planner for drafts of up to `max_draft` tokens, starting from a hopeful acceptance
     /// of one half.
     pub fn new(max_draft: usize) -> Self {
+        Planner::hopeful(max_draft, 0.5)
+    }
+
+    /// A planner for drafts of up to `max_draft` tokens, starting from an acceptance of
+    /// `prior` (weighted as two tries), for drafters whose drafts are known to be kept often.
+    pub fn hopeful(max_draft: usize, prior: f64) -> Self {
+        let prior = prior.clamp(0.0, 1.0);
         Planner {
-            accepted: 1.0,
+            accepted: 2.0 * prior,
             tried: 2.0,
+            prior,
             max_draft,
             clock: 0,
             paused_until: 0,
@@ -130,6 +166,11 @@ impl Planner {
             probe: false,
             kept_whole: false,
         }
+    }
+
+    /// Longest draft this planner proposes.
+    pub fn max_draft(&self) -> usize {
+        self.max_draft
     }
 
     /// Recent per-token acceptance rate.
@@ -189,7 +230,7 @@ impl Planner {
         self.backoff = (self.backoff * 2).min(MAX_PAUSE);
         self.misses = 0;
         // After the pause, try again as if new.
-        self.accepted = 1.0;
+        self.accepted = 2.0 * self.prior;
         self.tried = 2.0;
     }
 }
@@ -242,6 +283,29 @@ mod tests {
         c.record(0, 1.0);
         c.record(20, 1.0);
         assert!((c.relative(2) - 1.5).abs() < 1e-9);
+    }
+
+    /// A plain step after a verify batch pays llama.cpp's graph rebuild: that is the batch's
+    /// cost, not a plain step's.
+    #[test]
+    fn the_rebuild_after_a_verify_batch_is_charged_to_the_batch() {
+        let mut c = CostCurve::new(9);
+        c.record_step(1, 0.010);
+        c.record_step(1, 0.010);
+        c.record_step(3, 0.020);
+        // The plain step after it took 4 ms longer than plain steps do.
+        c.record_step(1, 0.014);
+        assert!((c.relative(3) - 2.4).abs() < 1e-9, "{}", c.relative(3));
+        assert!((c.relative(1) - 1.0).abs() < 1e-9);
+        c.record_step(1, 0.010);
+        assert!((c.relative(3) - 2.4).abs() < 1e-9, "the plain steps' mean kept its reused-graph time");
+        // Two batches in a row: the first counts as it was timed; the second waits.
+        c.record_step(5, 0.030);
+        c.record_step(5, 0.030);
+        assert!((c.relative(5) - 3.0).abs() < 1e-9, "{}", c.relative(5));
+        // A faster plain step after a batch charges it nothing extra.
+        c.record_step(1, 0.008);
+        assert!((c.relative(5) - 3.0).abs() < 1e-9, "{}", c.relative(5));
     }
 
     #[test]

@@ -109,6 +109,9 @@ pub struct DraftCounts {
     /// Tokens sampled from a verify batch after the accepted drafts and kept (the token a plain
     /// step would have produced, got for free).
     pub bonus: usize,
+    /// Longest draft checked in one verify step.
+    #[serde(default)]
+    pub longest: usize,
 }
 
 impl DraftCounts {
@@ -140,6 +143,7 @@ impl DraftCounts {
         self.drafted += o.drafted;
         self.accepted += o.accepted;
         self.bonus += o.bonus;
+        self.longest = self.longest.max(o.longest);
     }
 }
 
@@ -213,7 +217,7 @@ mod tests {
     fn counts_add_up() {
         let mut s = SpecCounts::default();
         assert!(s.is_empty());
-        *s.of(Drafter::Lookup) = DraftCounts { steps: 2, drafted: 8, accepted: 6, bonus: 1 };
+        *s.of(Drafter::Lookup) = DraftCounts { steps: 2, drafted: 8, accepted: 6, bonus: 1, longest: 5 };
         s.of(Drafter::Mtp).steps = 1;
         s.of(Drafter::Mtp).drafted = 2;
         assert!(!s.is_empty());
@@ -224,5 +228,7 @@ mod tests {
         sum.add(&s);
         sum.add(&s);
         assert_eq!(sum.lookup.accepted, 12);
+        assert_eq!(sum.lookup.longest, 5, "the longest draft is a maximum, not a sum");
+        assert_eq!(sum.total().longest, 5);
     }
 }
