@@ -37,6 +37,18 @@ struct Lookup {
     drafted_verbatim: bool,
 }
 
+impl Lookup {
+    /// The lookup with fresh planners, for drafts of up to `max_draft` tokens.
+    fn new(max_draft: usize) -> Self {
+        Lookup {
+            lookup: PromptLookup::default(),
+            short: Planner::new(max_draft.min(SHORT_DRAFT_TOKENS)),
+            verbatim: Planner::hopeful(max_draft, VERBATIM_PRIOR),
+            drafted_verbatim: false,
+        }
+    }
+}
+
 /// A sequence's drafters and their counts.
 pub(crate) struct Drafting<'a> {
     lookup: Option<Lookup>,
@@ -57,16 +69,10 @@ impl<'a> Drafting<'a> {
         let speculate = options.speculation();
         let max_draft = options.draft_limit();
         let lookup = speculate.lookup() && max_draft > 0;
-        let short = max_draft.min(SHORT_DRAFT_TOKENS);
         Drafting {
-            lookup: lookup.then(|| Lookup {
-                lookup: PromptLookup::default(),
-                short: Planner::new(short),
-                verbatim: Planner::hopeful(max_draft, VERBATIM_PRIOR),
-                drafted_verbatim: false,
-            }),
+            lookup: lookup.then(|| Lookup::new(max_draft)),
             given: None,
-            mtp: speculate.mtp(true).then(|| Planner::new(short)),
+            mtp: speculate.mtp(true).then(|| Planner::new(max_draft.min(SHORT_DRAFT_TOKENS))),
             max_draft,
             counts: SpecCounts::default(),
             scratch: Vec::new(),
@@ -82,13 +88,11 @@ impl<'a> Drafting<'a> {
     /// Starts a new conversation: counts and acceptance history forgotten.
     pub(crate) fn reset(&mut self) {
         self.counts = SpecCounts::default();
-        let short = self.max_draft.min(SHORT_DRAFT_TOKENS);
         if let Some(l) = self.lookup.as_mut() {
-            l.short = Planner::new(short);
-            l.verbatim = Planner::hopeful(self.max_draft, VERBATIM_PRIOR);
+            *l = Lookup::new(self.max_draft);
         }
         if let Some(planner) = self.mtp.as_mut() {
-            *planner = Planner::new(short);
+            *planner = Planner::new(self.max_draft.min(SHORT_DRAFT_TOKENS));
         }
     }
 
