@@ -14,7 +14,7 @@
 #   avx512=models/llama.cpp/bin                  (the script's defaults: AVX-512, llamafile, repacking)
 #   avx2=models/llama.cpp-avx2/bin               (LLAMA_CMAKE_ARGS="-DGGML_AVX512=OFF")
 #   sqale-kernels=models/llama.cpp-kernels/bin   ("-DGGML_AVX512=OFF -DGGML_LLAMAFILE=OFF -DGGML_CPU_REPACK=OFF")
-# Every build runs with flash attention off (as sqale on the CPU) and with `--repack 1` and
+# Every build runs with flash attention off and with `--repack 1` and
 # `--repack 0` where it has repacked weights, and once more with flash attention auto (its
 # default); LLAMA picks among these three (`repack`, `no-repack`, `fa-auto`). SQALE picks sqale's
 # configurations: `default` (prompt text on the fast kernels, generated tokens on the reference

@@ -101,7 +101,7 @@ fn eval_plays_each_calls_condition_and_the_vote_paired() {
         "--vote",
         "2",
         "--max-episode-tokens",
-        "800",
+        "1000",
         "--json",
         "-o",
         out.to_str().unwrap(),

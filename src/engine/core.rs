@@ -11,11 +11,12 @@
 //! - batches that hold generated tokens (one-token decoding, verify batches, several
 //!   sequences' tokens) run on llama.cpp's reference kernels, whose result for a row does not
 //!   depend on its batch ([`BatchKind`], [`super::kernels`]);
-//! - on the CPU backend attention takes the plain path: llama.cpp's CPU flash attention picks
-//!   its kernel by batch shape (a lone query over 512+ cached tokens is split across threads and
-//!   reduced, other shapes are not), so a row's rounding would depend on its batch; the plain
-//!   path rounds a row the same way whatever the batch, and is no slower on CPU at these lengths
-//!   (docs/evaluation.md, "Many episodes at once");
+//! - on the CPU backend attention is flash attention: prompt text takes llama.cpp's tiled kernel,
+//!   and batches of generated tokens its reference kernel as sqale's patch makes it (llama.cpp's
+//!   own picks its path by batch shape and splits a lone query's cache by thread count): each
+//!   query row over fixed chunks of 256 cached positions, the chunks' partial results combined in
+//!   order, so a row rounds the same in any batch and a lone token still spreads over every
+//!   thread (docs/speculative-decoding.md, "Kernels per batch");
 //! - the KV cache is f16 by default: on the reference kernels, attention over f16 K and V rounds
 //!   a generated row the same in any batch (llamafile's f16 path, which a batch of four or more
 //!   rows took on prompt-text kernels and which changed a logit by up to 0.76 on SmolLM2, serves
@@ -191,8 +192,9 @@ impl<'m> Core<'m> {
             _ => KvCacheType::F16,
         };
         if !model.on_gpu() {
-            // Flash attention off: on the CPU it is slower deep in a context (docs/benchmarks.md).
-            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
+            // Flash attention on: prompt text takes llama.cpp's tiled kernel, generated tokens the
+            // reference kernels' fixed-chunk one, which rounds a row alike in any batch.
+            params = params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_ENABLED);
         }
         params = params.with_type_k(kv).with_type_v(kv);
         // A hybrid model's recurrent state cannot be cut back to a position; llama.cpp keeps a

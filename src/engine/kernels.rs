@@ -16,7 +16,8 @@
 //! sqale's llama.cpp carries a patch (`vendor/patches/llama-cpp-sys-2/`) that switches the CPU
 //! backend to llama.cpp's reference kernels for the graphs one thread computes
 //! ([`use_reference_kernels`]): no llamafile, no tiled kernel, no fusion, repacked weights one
-//! row at a time, ARM's int8 product one row at a time. The engine turns it on for batches
+//! row at a time, ARM's int8 product one row at a time, and flash attention over fixed chunks
+//! of [`FLASH_ATTENTION_CHUNK`] cached positions combined in order. The engine turns it on for batches
 //! that hold generated tokens (one-token decoding, verify batches) and off for appended text
 //! (prompt, question, tool results), which a plain and a drafting run decode in the same
 //! batches: prefill runs on the fastest kernels, and generated tokens stay exact
@@ -146,13 +147,21 @@ fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> 
     if switch {
         let one_row = if has("REPACK") { "repacked GEMV, one row at a time" } else { "one dot product a row" };
         KernelChoice {
-            prefill: format!("{fast}{gpu}"),
-            generated: format!("llama.cpp's reference kernels ({one_row}; no sgemm, tiled product or fusion){gpu}"),
+            prefill: format!("{fast}, tiled flash attention{gpu}"),
+            generated: format!(
+                "llama.cpp's reference kernels ({one_row}, flash attention in fixed chunks of {FLASH_ATTENTION_CHUNK} \
+                 cached positions; no sgemm, tiled product or fusion){gpu}"
+            ),
         }
     } else {
         KernelChoice { prefill: format!("{fast}{gpu}"), generated: format!("the same as prefill{gpu}") }
     }
 }
+
+/// Cached positions per chunk of the reference kernels' flash attention (sqale's patch to
+/// llama.cpp, `GGML_FA_REF_CHUNK`): a generated row's attention is summed chunk by chunk and the
+/// chunks combined in order, so its rounding depends on neither its batch nor the thread count.
+pub const FLASH_ATTENTION_CHUNK: usize = 256;
 
 /// The CPU kernels whose arithmetic for one token depends on how many tokens share its batch
 /// and that the per-batch switch keeps from generated tokens ([`use_reference_kernels`]), by
@@ -208,9 +217,10 @@ pub fn batch_variance() -> Option<&'static str> {
 
 /// Whether a token decoded in a batch with others gets exactly the logits it gets decoded
 /// alone in this build, in every batch the engine verifies drafts in: a CPU-only build without
-/// the batch-shaped kernels ([`batch_variance`] says why not). The engine's other settings (an
-/// flash attention off on the CPU, generated tokens on the reference kernels) keep it so, and its verify batches stay
-/// below the tiled kernel's size where that kernel would take them.
+/// the batch-shaped kernels ([`batch_variance`] says why not). The engine's other settings
+/// (generated tokens on the reference kernels, whose flash attention sums fixed chunks of the
+/// cache) keep it so, and its verify batches stay below the tiled kernel's size where that
+/// kernel would take them.
 pub fn batch_invariant() -> bool {
     batch_variance().is_none()
 }
@@ -431,7 +441,11 @@ mod tests {
     #[test]
     fn names_the_kernels_of_each_batch() {
         let c = choice(&names(&["AVX2", "LLAMAFILE", "REPACK"]), true, true, "");
-        assert_eq!(c.prefill, "llamafile sgemm, repacked GEMM from 4 rows, tiled K-quant product from 8 rows");
+        assert_eq!(
+            c.prefill,
+            "llamafile sgemm, repacked GEMM from 4 rows, tiled K-quant product from 8 rows, tiled flash attention"
+        );
+        assert!(c.generated.contains("flash attention in fixed chunks of 256"), "{c:?}");
         assert!(c.generated.contains("repacked GEMV, one row at a time"), "{c:?}");
         let c = choice(&names(&["AVX2"]), false, false, "");
         assert_eq!(c.prefill, "llama.cpp's plain dot products");

@@ -1,12 +1,12 @@
 //! The KV cache's element type: f16 by default, f32 on asking.
 //!
-//! On sqale's CPU build (flash attention off, generated tokens on llama.cpp's reference
-//! kernels) attention over either type gives a generated token the same logits whatever batch it
-//! is decoded in, so speculative decoding and `--parallel` stay exact with both
-//! (`examples/verify_probe.rs`, tests/speculation.rs). f16 halves the cache's memory and traffic:
-//! deep in a context, where attention reads the cache for every token, it prefills and decodes
-//! faster (SmolLM2 at depth 8192: about 1.7x both; docs/measurements.md, "Kernels per batch"),
-//! as llama.cpp's own default does. A GPU reads f16 natively.
+//! On sqale's CPU build (generated tokens on llama.cpp's reference kernels, whose flash
+//! attention sums fixed chunks of the cache) attention over either type gives a generated token
+//! the same logits whatever batch it is decoded in, so speculative decoding and `--parallel` stay
+//! exact with both (`examples/verify_probe.rs`, tests/speculation.rs). f16 halves the cache's
+//! memory and traffic: deep in a context, where attention reads the cache for every token, it
+//! prefills and decodes faster (docs/measurements.md, "Kernels per batch"), as llama.cpp's own
+//! default does. A GPU reads f16 natively.
 
 use std::fmt;
 use std::str::FromStr;

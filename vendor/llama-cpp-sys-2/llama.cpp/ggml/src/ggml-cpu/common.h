@@ -9,6 +9,11 @@
 #define GGML_FA_TILE_Q  64
 #define GGML_FA_TILE_KV 64
 
+// sqale: KV positions per chunk of the reference kernels' flash attention (use_ref). A query row's
+// attention is the chunks' partial results combined in chunk order, so the constant is part of
+// what a row rounds to: it must not depend on the batch, the thread count or the cache's length.
+#define GGML_FA_REF_CHUNK 256
+
 #ifdef __cplusplus
 
 #include <utility>

@@ -3000,7 +3000,21 @@ struct ggml_cplan ggml_graph_plan(
                         size_t n_chunks = n_tasks;
                         size_t decode   = sizeof(float)*(neq2*n_chunks*(2+DV) + n_tasks*(DK + 2*DV));
 
-                        cur += MAX(prefill, decode);
+                        // sqale: the reference kernels' flash attention (use_ref, set for this
+                        // thread, or a batch too short for the tiled kernel) keeps a partial
+                        // result per query row and KV chunk; up to 64 MiB, beyond which each
+                        // row's chunks run on one thread instead
+                        size_t ref = 0;
+                        if (ggml_cpu_get_thread_use_ref() || node->src[0]->ne[1] < GGML_FA_TILE_Q) {
+                            const int64_t nr = node->src[0]->ne[1]*node->src[0]->ne[2]*node->src[0]->ne[3];
+                            const int64_t nc = (node->src[1]->ne[1] + GGML_FA_REF_CHUNK - 1)/GGML_FA_REF_CHUNK;
+                            ref = sizeof(float)*(n_tasks*(DK + 2*DV + CACHE_LINE_SIZE_F32) + nr*nc*(2 + DV));
+                            if (ref > ((size_t) 64 << 20)) {
+                                ref = 0;
+                            }
+                        }
+
+                        cur += MAX(MAX(prefill, decode), ref);
                     } break;
                 case GGML_OP_FLASH_ATTN_BACK:
                     {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <vector>
 
 // ggml_compute_forward_dup
 
@@ -9437,6 +9438,305 @@ static void ggml_flash_attn_ext_reduce_partials(
     }
 }
 
+// sqale: flash attention on the reference kernels (use_ref), whose result for a query row does
+// not depend on its batch. A row's attention is computed over fixed chunks of GGML_FA_REF_CHUNK
+// KV positions, each chunk's partial result (its maximum, its sum of exponentials and its
+// weighted sum of V rows) computed the same way whatever the batch, the thread count or the
+// cache's length (positions past the cache's end count as masked, so every chunk is scored in
+// full), and the partials combined in chunk order. Chunks whose positions are all masked
+// change nothing, so a lone token and the same token in a verify batch (whose view of the cache
+// is longer) round alike. The chunks of all rows are spread over the threads, so a lone token
+// deep in a context still uses every thread (llama.cpp's split-KV path splits by thread count,
+// which is why use_ref leaves it).
+
+// The dot product of an f16 K row and an f32 query, in f32 (the reference flash attention's scores).
+static inline float ggml_flash_attn_ext_ref_dot_f16(int64_t n, const ggml_fp16_t * GGML_RESTRICT k, const float * GGML_RESTRICT q) {
+    int64_t i = 0;
+    float sum = 0.0f;
+#if defined(__AVX__) && defined(__F16C__) && defined(__FMA__)
+    __m256 acc = _mm256_setzero_ps();
+    for (; i + 8 <= n; i += 8) {
+        acc = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + i))), _mm256_loadu_ps(q + i), acc);
+    }
+    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+    sum = _mm_cvtss_f32(s4);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    for (; i + 4 <= n; i += 4) {
+        acc = vfmaq_f32(acc, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(k + i)))), vld1q_f32(q + i));
+    }
+    sum = vaddvq_f32(acc);
+#endif
+    for (; i < n; ++i) {
+        sum += GGML_CPU_FP16_TO_FP32(k[i])*q[i];
+    }
+    return sum;
+}
+
+// y[0..n) += x[0..n) * v for f16 x, accumulated in f32 (the reference flash attention's V sum).
+static inline void ggml_flash_attn_ext_ref_mad_f16(int64_t n, float * GGML_RESTRICT y, const ggml_fp16_t * GGML_RESTRICT x, float v) {
+    int64_t i = 0;
+#if defined(__AVX__) && defined(__F16C__) && defined(__FMA__)
+    const __m256 vv = _mm256_set1_ps(v);
+    for (; i + 8 <= n; i += 8) {
+        const __m256 xv = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(xv, vv, _mm256_loadu_ps(y + i)));
+    }
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    const float32x4_t vv = vdupq_n_f32(v);
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t xv = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(x + i))));
+        vst1q_f32(y + i, vfmaq_f32(vld1q_f32(y + i), xv, vv));
+    }
+#endif
+    for (; i < n; ++i) {
+        y[i] += GGML_CPU_FP16_TO_FP32(x[i])*v;
+    }
+}
+
+// The partial result of query row `ir` over the chunk of KV positions starting at `ic0`:
+// partial[0] = maximum score (-INFINITY if every position is masked), partial[1] = sum of
+// exp(score - maximum), partial[2..2+DV] = the V rows weighted by those exponentials.
+// `scratch` holds DK + 2*DV floats.
+static void ggml_flash_attn_ext_ref_partial(
+        const ggml_tensor * dst,
+        int64_t ir, int64_t ic0,
+        float * scratch, float * partial) {
+    const ggml_tensor * q    = dst->src[0];
+    const ggml_tensor * k    = dst->src[1];
+    const ggml_tensor * v    = dst->src[2];
+    const ggml_tensor * mask = dst->src[3];
+
+    GGML_TENSOR_LOCALS(int64_t, neq, q, ne)
+    GGML_TENSOR_LOCALS(size_t,  nbq, q, nb)
+    GGML_TENSOR_LOCALS(int64_t, nek, k, ne)
+    GGML_TENSOR_LOCALS(size_t,  nbk, k, nb)
+    GGML_TENSOR_LOCALS(int64_t, nev, v, ne)
+    GGML_TENSOR_LOCALS(size_t,  nbv, v, nb)
+
+    const int64_t DK = nek0;
+    const int64_t DV = nev0;
+
+    float scale         = 1.0f;
+    float max_bias      = 0.0f;
+    float logit_softcap = 0.0f;
+
+    memcpy(&scale,         (float *) dst->op_params + 0, sizeof(float));
+    memcpy(&max_bias,      (float *) dst->op_params + 1, sizeof(float));
+    memcpy(&logit_softcap, (float *) dst->op_params + 2, sizeof(float));
+
+    if (logit_softcap != 0) {
+        scale /= logit_softcap;
+    }
+
+    const uint32_t n_head      = neq2;
+    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
+
+    const float m0 = powf(2.0f, -(max_bias       ) / n_head_log2);
+    const float m1 = powf(2.0f, -(max_bias / 2.0f) / n_head_log2);
+
+    ggml_type         const k_vec_dot_type = ggml_get_type_traits_cpu(k->type)->vec_dot_type;
+    ggml_from_float_t const q_to_vec_dot   = ggml_get_type_traits_cpu(k_vec_dot_type)->from_float;
+    ggml_vec_dot_t    const kq_vec_dot     = ggml_get_type_traits_cpu(k->type)->vec_dot;
+    ggml_to_float_t   const v_to_float     = ggml_get_type_traits(v->type)->to_float;
+
+    GGML_ASSERT((                            q_to_vec_dot) && "fattn: unsupported K-type");
+    GGML_ASSERT((v->type == GGML_TYPE_F32 || v_to_float  ) && "fattn: unsupported V-type");
+
+    const int64_t iq3 = ir/(neq2*neq1);
+    const int64_t iq2 = (ir - iq3*neq2*neq1)/neq1;
+    const int64_t iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
+
+    const uint32_t h = iq2;
+    const float slope = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
+
+    const int64_t ik3 = iq3 / (neq3/nek3);
+    const int64_t ik2 = iq2 / (neq2/nek2);
+    const int64_t iv3 = iq3 / (neq3/nev3);
+    const int64_t iv2 = iq2 / (neq2/nev2);
+
+    float * VKQ = scratch;           // DV: the weighted sum of V rows
+    float * V32 = scratch + DV;      // DV: one V row as floats
+    void  * Q_q = scratch + 2*DV;    // DK: the query in K's dot-product type
+
+    const ggml_fp16_t * mp = mask ? (ggml_fp16_t *)((char *) mask->data + iq1*mask->nb[1] + (iq2%mask->ne[2])*mask->nb[2] + (iq3%mask->ne[3])*mask->nb[3]) : NULL;
+
+    const float * pq = (const float *) ((char *) q->data + (iq1*nbq1 + iq2*nbq2 + iq3*nbq3));
+
+    float scores[GGML_FA_REF_CHUNK];
+    float M = -INFINITY;
+    bool  converted = false;
+    for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
+        const int64_t ic = ic0 + j;
+        const float mv = ic >= nek1 ? -INFINITY : mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
+        if (mv == -INFINITY) {
+            scores[j] = -INFINITY;
+            continue;
+        }
+        const char * k_data = (const char *) k->data + (ic*nbk1 + ik2*nbk2 + ik3*nbk3);
+        float s;
+        if (k->type == GGML_TYPE_F16) {
+            s = ggml_flash_attn_ext_ref_dot_f16(DK, (const ggml_fp16_t *) k_data, pq);
+        } else {
+            if (!converted) {
+                q_to_vec_dot(pq, Q_q, DK);
+                converted = true;
+            }
+            kq_vec_dot(DK, &s, 0, k_data, 0, Q_q, 0, 1);
+        }
+        s = s*scale;
+        if (logit_softcap != 0.0f) {
+            s = logit_softcap*tanhf(s);
+        }
+        s += mv;
+        scores[j] = s;
+        M = MAX(M, s);
+    }
+
+    partial[0] = M;
+    partial[1] = 0.0f;
+    memset(VKQ, 0, DV*sizeof(float));
+    if (M != -INFINITY) {
+        // exp(score - M) for the whole chunk at once, masked positions giving 0
+        partial[1] = (float) ggml_vec_soft_max_f32(GGML_FA_REF_CHUNK, scores, scores, M);
+        for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
+            const float p = scores[j];
+            if (p == 0.0f) {
+                continue;
+            }
+            const char * v_data = (const char *) v->data + ((ic0 + j)*nbv1 + iv2*nbv2 + iv3*nbv3);
+            if (v->type == GGML_TYPE_F32) {
+                ggml_vec_mad_f32(DV, VKQ, (const float *) v_data, p);
+            } else {
+                if (v->type == GGML_TYPE_F16) {
+                    ggml_flash_attn_ext_ref_mad_f16(DV, VKQ, (const ggml_fp16_t *) v_data, p);
+                } else {
+                    v_to_float(v_data, V32, DV);
+                    ggml_vec_mad_f32(DV, VKQ, V32, p);
+                }
+            }
+        }
+    }
+    memcpy(partial + 2, VKQ, DV*sizeof(float));
+}
+
+// Adds one chunk's partial result to a row's running (M, S, VKQ), in chunk order.
+static void ggml_flash_attn_ext_ref_combine(int64_t DV, float * M, float * S, float * VKQ, const float * partial) {
+    const float Mc = partial[0];
+    if (Mc == -INFINITY) {
+        return;
+    }
+    const float Mn = MAX(*M, Mc);
+    const float a  = expf(*M - Mn); // 0 for the first chunk (M = -INFINITY)
+    const float b  = expf(Mc - Mn);
+    for (int64_t d = 0; d < DV; ++d) {
+        VKQ[d] = VKQ[d]*a + partial[2 + d]*b;
+    }
+    *S = (*S)*a + partial[1]*b;
+    *M = Mn;
+}
+
+// Row `ir`'s output from its running (M, S, VKQ): sinks applied, normalised, written to dst.
+static void ggml_flash_attn_ext_ref_finish(const ggml_tensor * dst, int64_t ir, float M, float S, float * VKQ) {
+    const ggml_tensor * q     = dst->src[0];
+    const ggml_tensor * v     = dst->src[2];
+    const ggml_tensor * sinks = dst->src[4];
+    const int64_t DV   = v->ne[0];
+    const int64_t neq1 = q->ne[1];
+    const int64_t neq2 = q->ne[2];
+
+    const int64_t iq3 = ir/(neq2*neq1);
+    const int64_t iq2 = (ir - iq3*neq2*neq1)/neq1;
+    const int64_t iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
+
+    if (sinks) {
+        const float s = ((float *)((char *) sinks->data))[iq2];
+        float ms = 1.0f;
+        float vs = 1.0f;
+        if (s > M) {
+            ms = M == -INFINITY ? 0.0f : expf(M - s);
+            M = s;
+            ggml_vec_scale_f32(DV, VKQ, ms);
+        } else {
+            vs = expf(s - M);
+        }
+        S = S*ms + vs;
+    }
+
+    const float S_inv = S == 0.0f ? 0.0f : 1.0f/S;
+    ggml_vec_scale_f32(DV, VKQ, S_inv);
+
+    const int64_t ne1 = dst->ne[1];
+    const int64_t ne2 = dst->ne[2];
+    // permute(0, 2, 1, 3)
+    memcpy((char *) dst->data + (iq3*ne2*ne1 + iq2 + iq1*ne1)*dst->nb[1], VKQ, dst->nb[1]);
+}
+
+static void ggml_compute_forward_flash_attn_ext_f16_ref(
+        const ggml_compute_params * params,
+        ggml_tensor * dst) {
+    const ggml_tensor * q = dst->src[0];
+    const ggml_tensor * k = dst->src[1];
+    const ggml_tensor * v = dst->src[2];
+
+    const int64_t DK = k->ne[0];
+    const int64_t DV = v->ne[0];
+    const int64_t nr = q->ne[1]*q->ne[2]*q->ne[3];
+    const int64_t nc = (k->ne[1] + GGML_FA_REF_CHUNK - 1)/GGML_FA_REF_CHUNK;
+
+    const int ith = params->ith;
+    const int nth = params->nth;
+
+    const int64_t per_thread   = DK + 2*DV + CACHE_LINE_SIZE_F32;
+    const int64_t partial_size = 2 + DV;
+    float * scratch  = (float *) params->wdata + ith*per_thread;
+    float * partials = (float *) params->wdata + nth*per_thread;
+
+    const size_t need = sizeof(float)*(nth*per_thread + nr*nc*partial_size);
+
+    if (params->wsize >= need) {
+        // every (chunk, row) pair on some thread, then each row's chunks combined in order. Each
+        // thread takes a contiguous run of pairs, chunk by chunk, so the query heads that share a
+        // KV head (and the rows of a batch) read a chunk of the cache while it is in cache
+        const int64_t n_pairs = nr*nc;
+        const int64_t t0 = n_pairs*ith/nth;
+        const int64_t t1 = n_pairs*(ith + 1)/nth;
+        for (int64_t t = t0; t < t1; ++t) {
+            const int64_t c  = t/nr;
+            const int64_t ir = t%nr;
+            ggml_flash_attn_ext_ref_partial(dst, ir, c*GGML_FA_REF_CHUNK, scratch, partials + (ir*nc + c)*partial_size);
+        }
+        ggml_barrier(params->threadpool);
+        for (int64_t ir = ith; ir < nr; ir += nth) {
+            float * VKQ = scratch;
+            float M = -INFINITY;
+            float S = 0.0f;
+            memset(VKQ, 0, DV*sizeof(float));
+            for (int64_t c = 0; c < nc; ++c) {
+                ggml_flash_attn_ext_ref_combine(DV, &M, &S, VKQ, partials + (ir*nc + c)*partial_size);
+            }
+            ggml_flash_attn_ext_ref_finish(dst, ir, M, S, VKQ);
+        }
+    } else {
+        // the plan did not make room for every partial (the backend's own use_ref): each row's
+        // chunks on one thread, one after another; the same arithmetic, so the same result
+        std::vector<float> partial(partial_size);
+        std::vector<float> VKQ(DV);
+        for (int64_t ir = ith; ir < nr; ir += nth) {
+            float M = -INFINITY;
+            float S = 0.0f;
+            std::fill(VKQ.begin(), VKQ.end(), 0.0f);
+            for (int64_t c = 0; c < nc; ++c) {
+                ggml_flash_attn_ext_ref_partial(dst, ir, c*GGML_FA_REF_CHUNK, scratch, partial.data());
+                ggml_flash_attn_ext_ref_combine(DV, &M, &S, VKQ.data(), partial.data());
+            }
+            ggml_flash_attn_ext_ref_finish(dst, ir, M, S, VKQ.data());
+        }
+    }
+}
+
 static void ggml_compute_forward_flash_attn_ext_f16(
         const ggml_compute_params * params,
         ggml_tensor * dst) {
@@ -9486,6 +9786,15 @@ static void ggml_compute_forward_flash_attn_ext_f16(
     const bool use_ref = params->use_ref;
 
     const bool kv_is_f32_or_f16 = (k->type == GGML_TYPE_F32 || k->type == GGML_TYPE_F16);
+
+    // sqale: with the reference kernels, fixed KV chunks, whatever the batch and thread count;
+    // and so for any batch too short for the tiled kernel (the one-chunk path accumulates V in
+    // f16, and the split path rounds a lone row by thread count)
+    if (use_ref || !(q->type == GGML_TYPE_F32 && kv_is_f32_or_f16 && k->type == v->type && neq1 >= GGML_FA_TILE_Q)) {
+        ggml_compute_forward_flash_attn_ext_f16_ref(params, dst);
+        return;
+    }
+
     const bool use_split_kv_path = !use_ref && (neq1 == 1 && neq3 == 1) && kv_is_f32_or_f16 && (k->type == v->type) && q->type == GGML_TYPE_F32 && nek1 >= 512;
 
     if (use_split_kv_path) {
