@@ -232,10 +232,16 @@ fn decode_as(e: &mut Engine<'_>, tokens: &[LlamaToken], kind: As) {
 /// The largest |Δlogit| of the last of `tokens` decoded one at a time against all of them
 /// decoded in one batch, each time after the agent's prompt for a fixed question.
 fn batch_logit_diff(e: &mut Engine<'_>, tokens: &[LlamaToken], kind: As) -> f32 {
+    batch_logit_diff_after(e, &[], tokens, kind)
+}
+
+/// [`batch_logit_diff`] with `pad` decoded as prompt text after the prompt, before `tokens`.
+fn batch_logit_diff_after(e: &mut Engine<'_>, pad: &[LlamaToken], tokens: &[LlamaToken], kind: As) -> f32 {
     let (head, open) = question_turn("Which table holds the orders?");
     let start = |e: &mut Engine<'_>| {
         e.begin(&head, 0).unwrap();
         e.append(open, usize::MAX).unwrap();
+        e.decode(pad).unwrap();
     };
     start(e);
     for t in tokens {
@@ -304,27 +310,17 @@ fn generated_tokens_get_the_same_logits_where_a_batch_straddles_attention_chunks
     let run: Vec<LlamaToken> = [504, 3252, 3725, 13, 504, 504, 3252, 13, 3725].map(LlamaToken).to_vec();
     let filler: Vec<LlamaToken> = [1069, 3252, 13, 504, 2685, 28, 3725].map(LlamaToken).to_vec();
     let mut e = Engine::new(&model, options(Speculate::Off, 0.0)).unwrap();
-    let (head, open) = question_turn("Which table holds the orders?");
-    e.begin(&head, 0).unwrap();
-    e.append(open, usize::MAX).unwrap();
-    let prompt = e.tokens().len();
+    let prompt = {
+        let (head, open) = question_turn("Which table holds the orders?");
+        e.begin(&head, 0).unwrap();
+        e.append(open, usize::MAX).unwrap();
+        e.tokens().len()
+    };
     let boundary = (prompt / 256 + 2).max(3) * 256;
     for before in [1usize, 5] {
         let pad: Vec<LlamaToken> = filler.iter().copied().cycle().take(boundary - before - prompt).collect();
-        let start = |e: &mut Engine<'_>| {
-            e.begin(&head, 0).unwrap();
-            e.append(open, usize::MAX).unwrap();
-            e.decode(&pad).unwrap();
-            assert_eq!(e.tokens().len(), boundary - before);
-        };
-        start(&mut e);
-        for t in &run {
-            e.decode_sampled(&[*t]).unwrap();
-        }
-        let alone = e.logits().to_vec();
-        start(&mut e);
-        e.decode_sampled(&run).unwrap();
-        let worst = alone.iter().zip(e.logits()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+        let worst = batch_logit_diff_after(&mut e, &pad, &run, As::Generated);
+        assert_eq!(e.tokens().len(), boundary - before + run.len(), "the run starts {before} before {boundary}");
         eprintln!("{before} of 9 generated tokens before position {boundary}: largest |Δlogit| {worst:e}");
         if sqale::engine::batch_invariant() {
             assert_eq!(worst, 0.0, "the same logits alone and in a batch across position {boundary}");

@@ -9496,12 +9496,60 @@ static inline void ggml_flash_attn_ext_ref_mad_f16(int64_t n, float * GGML_RESTR
     }
 }
 
+// What every chunk of one flash-attention op shares, read from the op once.
+struct ggml_flash_attn_ext_ref_params {
+    float             scale;          // KQ scale, divided by the soft cap where there is one
+    float             max_bias;       // ALiBi
+    float             logit_softcap;
+    uint32_t          n_head_log2;
+    float             m0;
+    float             m1;
+    ggml_from_float_t q_to_vec_dot;   // the query into K's dot-product type
+    ggml_vec_dot_t    kq_vec_dot;
+    ggml_to_float_t   v_to_float;
+};
+
+static ggml_flash_attn_ext_ref_params ggml_flash_attn_ext_ref_params_of(const ggml_tensor * dst) {
+    const ggml_tensor * q = dst->src[0];
+    const ggml_tensor * k = dst->src[1];
+    const ggml_tensor * v = dst->src[2];
+
+    ggml_flash_attn_ext_ref_params p;
+    p.scale         = 1.0f;
+    p.max_bias      = 0.0f;
+    p.logit_softcap = 0.0f;
+
+    memcpy(&p.scale,         (float *) dst->op_params + 0, sizeof(float));
+    memcpy(&p.max_bias,      (float *) dst->op_params + 1, sizeof(float));
+    memcpy(&p.logit_softcap, (float *) dst->op_params + 2, sizeof(float));
+
+    if (p.logit_softcap != 0) {
+        p.scale /= p.logit_softcap;
+    }
+
+    const uint32_t n_head = q->ne[2];
+    p.n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
+
+    p.m0 = powf(2.0f, -(p.max_bias       ) / p.n_head_log2);
+    p.m1 = powf(2.0f, -(p.max_bias / 2.0f) / p.n_head_log2);
+
+    ggml_type const k_vec_dot_type = ggml_get_type_traits_cpu(k->type)->vec_dot_type;
+    p.q_to_vec_dot = ggml_get_type_traits_cpu(k_vec_dot_type)->from_float;
+    p.kq_vec_dot   = ggml_get_type_traits_cpu(k->type)->vec_dot;
+    p.v_to_float   = ggml_get_type_traits(v->type)->to_float;
+
+    GGML_ASSERT((                            p.q_to_vec_dot) && "fattn: unsupported K-type");
+    GGML_ASSERT((v->type == GGML_TYPE_F32 || p.v_to_float  ) && "fattn: unsupported V-type");
+
+    return p;
+}
+
 // The partial result of query row `ir` over the chunk of KV positions starting at `ic0`:
 // partial[0] = maximum score (-INFINITY if every position is masked), partial[1] = sum of
 // exp(score - maximum), partial[2..2+DV] = the V rows weighted by those exponentials.
 // `scratch` holds DK + 2*DV floats.
 static void ggml_flash_attn_ext_ref_partial(
-        const ggml_tensor * dst,
+        const ggml_tensor * dst, const ggml_flash_attn_ext_ref_params & p,
         int64_t ir, int64_t ic0,
         float * scratch, float * partial) {
     const ggml_tensor * q    = dst->src[0];
@@ -9519,38 +9567,12 @@ static void ggml_flash_attn_ext_ref_partial(
     const int64_t DK = nek0;
     const int64_t DV = nev0;
 
-    float scale         = 1.0f;
-    float max_bias      = 0.0f;
-    float logit_softcap = 0.0f;
-
-    memcpy(&scale,         (float *) dst->op_params + 0, sizeof(float));
-    memcpy(&max_bias,      (float *) dst->op_params + 1, sizeof(float));
-    memcpy(&logit_softcap, (float *) dst->op_params + 2, sizeof(float));
-
-    if (logit_softcap != 0) {
-        scale /= logit_softcap;
-    }
-
-    const uint32_t n_head      = neq2;
-    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
-
-    const float m0 = powf(2.0f, -(max_bias       ) / n_head_log2);
-    const float m1 = powf(2.0f, -(max_bias / 2.0f) / n_head_log2);
-
-    ggml_type         const k_vec_dot_type = ggml_get_type_traits_cpu(k->type)->vec_dot_type;
-    ggml_from_float_t const q_to_vec_dot   = ggml_get_type_traits_cpu(k_vec_dot_type)->from_float;
-    ggml_vec_dot_t    const kq_vec_dot     = ggml_get_type_traits_cpu(k->type)->vec_dot;
-    ggml_to_float_t   const v_to_float     = ggml_get_type_traits(v->type)->to_float;
-
-    GGML_ASSERT((                            q_to_vec_dot) && "fattn: unsupported K-type");
-    GGML_ASSERT((v->type == GGML_TYPE_F32 || v_to_float  ) && "fattn: unsupported V-type");
-
     const int64_t iq3 = ir/(neq2*neq1);
     const int64_t iq2 = (ir - iq3*neq2*neq1)/neq1;
     const int64_t iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
 
     const uint32_t h = iq2;
-    const float slope = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
+    const float slope = (p.max_bias > 0.0f) ? h < p.n_head_log2 ? powf(p.m0, h + 1) : powf(p.m1, 2*(h - p.n_head_log2) + 1) : 1.0f;
 
     const int64_t ik3 = iq3 / (neq3/nek3);
     const int64_t ik2 = iq2 / (neq2/nek2);
@@ -9581,14 +9603,14 @@ static void ggml_flash_attn_ext_ref_partial(
             s = ggml_flash_attn_ext_ref_dot_f16(DK, (const ggml_fp16_t *) k_data, pq);
         } else {
             if (!converted) {
-                q_to_vec_dot(pq, Q_q, DK);
+                p.q_to_vec_dot(pq, Q_q, DK);
                 converted = true;
             }
-            kq_vec_dot(DK, &s, 0, k_data, 0, Q_q, 0, 1);
+            p.kq_vec_dot(DK, &s, 0, k_data, 0, Q_q, 0, 1);
         }
-        s = s*scale;
-        if (logit_softcap != 0.0f) {
-            s = logit_softcap*tanhf(s);
+        s = s*p.scale;
+        if (p.logit_softcap != 0.0f) {
+            s = p.logit_softcap*tanhf(s);
         }
         s += mv;
         scores[j] = s;
@@ -9602,19 +9624,19 @@ static void ggml_flash_attn_ext_ref_partial(
         // exp(score - M) for the whole chunk at once, masked positions giving 0
         partial[1] = (float) ggml_vec_soft_max_f32(GGML_FA_REF_CHUNK, scores, scores, M);
         for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
-            const float p = scores[j];
-            if (p == 0.0f) {
+            const float pj = scores[j];
+            if (pj == 0.0f) {
                 continue;
             }
             const char * v_data = (const char *) v->data + ((ic0 + j)*nbv1 + iv2*nbv2 + iv3*nbv3);
             if (v->type == GGML_TYPE_F32) {
-                ggml_vec_mad_f32(DV, VKQ, (const float *) v_data, p);
+                ggml_vec_mad_f32(DV, VKQ, (const float *) v_data, pj);
             } else {
                 if (v->type == GGML_TYPE_F16) {
-                    ggml_flash_attn_ext_ref_mad_f16(DV, VKQ, (const ggml_fp16_t *) v_data, p);
+                    ggml_flash_attn_ext_ref_mad_f16(DV, VKQ, (const ggml_fp16_t *) v_data, pj);
                 } else {
-                    v_to_float(v_data, V32, DV);
-                    ggml_vec_mad_f32(DV, VKQ, V32, p);
+                    p.v_to_float(v_data, V32, DV);
+                    ggml_vec_mad_f32(DV, VKQ, V32, pj);
                 }
             }
         }
@@ -9696,6 +9718,8 @@ static void ggml_compute_forward_flash_attn_ext_f16_ref(
 
     const size_t need = sizeof(float)*(nth*per_thread + nr*nc*partial_size);
 
+    const ggml_flash_attn_ext_ref_params p = ggml_flash_attn_ext_ref_params_of(dst);
+
     if (params->wsize >= need) {
         // every (chunk, row) pair on some thread, then each row's chunks combined in order. Each
         // thread takes a contiguous run of pairs, chunk by chunk, so the query heads that share a
@@ -9706,7 +9730,7 @@ static void ggml_compute_forward_flash_attn_ext_f16_ref(
         for (int64_t t = t0; t < t1; ++t) {
             const int64_t c  = t/nr;
             const int64_t ir = t%nr;
-            ggml_flash_attn_ext_ref_partial(dst, ir, c*GGML_FA_REF_CHUNK, scratch, partials + (ir*nc + c)*partial_size);
+            ggml_flash_attn_ext_ref_partial(dst, p, ir, c*GGML_FA_REF_CHUNK, scratch, partials + (ir*nc + c)*partial_size);
         }
         ggml_barrier(params->threadpool);
         for (int64_t ir = ith; ir < nr; ir += nth) {
@@ -9729,7 +9753,7 @@ static void ggml_compute_forward_flash_attn_ext_f16_ref(
             float S = 0.0f;
             std::fill(VKQ.begin(), VKQ.end(), 0.0f);
             for (int64_t c = 0; c < nc; ++c) {
-                ggml_flash_attn_ext_ref_partial(dst, ir, c*GGML_FA_REF_CHUNK, scratch, partial.data());
+                ggml_flash_attn_ext_ref_partial(dst, p, ir, c*GGML_FA_REF_CHUNK, scratch, partial.data());
                 ggml_flash_attn_ext_ref_combine(DV, &M, &S, VKQ.data(), partial.data());
             }
             ggml_flash_attn_ext_ref_finish(dst, ir, M, S, VKQ.data());
