@@ -1162,6 +1162,98 @@ void ggml_set_f32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, 
 
 // ggml_compute_forward_mul_mat
 
+// sqale: one weight row's dot products with four columns of a batch, each computed as the
+// type's one-column vec_dot computes it (see ggml_compute_forward_mul_mat_one_chunk_x4).
+typedef void (*ggml_vec_dot_x4_t)(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+
+static ggml_vec_dot_x4_t ggml_vec_dot_x4_of(enum ggml_type type, enum ggml_type vec_dot_type) {
+#if defined(__AVX2__)
+    if (type == GGML_TYPE_Q4_1 && vec_dot_type == GGML_TYPE_Q8_1) {
+        return ggml_vec_dot_q4_1_q8_1_x4;
+    }
+    if (type == GGML_TYPE_Q8_0 && vec_dot_type == GGML_TYPE_Q8_0) {
+        return ggml_vec_dot_q8_0_q8_0_x4;
+    }
+#endif
+    GGML_UNUSED(type);
+    GGML_UNUSED(vec_dot_type);
+    return NULL;
+}
+
+// sqale: ggml_compute_forward_mul_mat_one_chunk's loop for the reference kernels, with a weight
+// row's dot products taken four columns at a time (the columns that share a weight matrix;
+// the rest one at a time). Every (row, column) result is the one-column kernel's, bit for bit.
+static void ggml_compute_forward_mul_mat_one_chunk_x4(
+    const struct ggml_compute_params * params,
+    struct ggml_tensor * dst,
+    ggml_vec_dot_x4_t vec_dot_x4,
+    const void * wdata,
+    size_t row_size,
+    const int64_t ir0_start,
+    const int64_t ir0_end,
+    const int64_t ir1_start,
+    const int64_t ir1_end) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+
+    GGML_TENSOR_BINARY_OP_LOCALS
+
+    const bool src1_cont = ggml_is_contiguous(src1);
+    ggml_vec_dot_t const vec_dot      = type_traits_cpu[src0->type].vec_dot;
+    enum ggml_type const vec_dot_type = type_traits_cpu[src0->type].vec_dot_type;
+
+    const int64_t r2 = ne12 / ne02;
+    const int64_t r3 = ne13 / ne03;
+
+    const int64_t blck_0 = 16;
+    const int64_t blck_1 = 16;
+
+    GGML_UNUSED(params);
+
+    for (int64_t iir1 = ir1_start; iir1 < ir1_end; iir1 += blck_1) {
+        for (int64_t iir0 = ir0_start; iir0 < ir0_end; iir0 += blck_0) {
+            const int64_t ir0_last = MIN(iir0 + blck_0, ir0_end);
+            const int64_t ir1_last = MIN(iir1 + blck_1, ir1_end);
+            for (int64_t ir1 = iir1; ir1 < ir1_last; ) {
+                const char * src0_row = NULL;
+                const char * src1_col[4];
+                float * dst_col[4];
+                int nc = 0;
+                for (; nc < 4 && ir1 + nc < ir1_last; ++nc) {
+                    const int64_t c   = ir1 + nc;
+                    const int64_t i13 = (c / (ne12 * ne1));
+                    const int64_t i12 = (c - i13 * ne12 * ne1) / ne1;
+                    const int64_t i11 = (c - i13 * ne12 * ne1 - i12 * ne1);
+                    const char * row = (const char *) src0->data + ((i12 / r2) * nb02 + (i13 / r3) * nb03);
+                    if (nc > 0 && row != src0_row) {
+                        break; // another weight matrix (a broadcast batch): the next group
+                    }
+                    src0_row = row;
+                    src1_col[nc] = (const char *) wdata +
+                        (src1_cont || src1->type != vec_dot_type
+                            ? (i11 + i12 * ne11 + i13 * ne12 * ne11) * row_size
+                            : (i11 * nb11 + i12 * nb12 + i13 * nb13));
+                    dst_col[nc] = (float *) ((char *) dst->data + (i11 * nb1 + i12 * nb2 + i13 * nb3));
+                }
+                for (int64_t ir0 = iir0; ir0 < ir0_last; ++ir0) {
+                    if (nc == 4) {
+                        float s[4];
+                        vec_dot_x4(ne00, s, src0_row + ir0 * nb01, (const void * const *) src1_col);
+                        for (int c = 0; c < 4; ++c) {
+                            dst_col[c][ir0] = s[c];
+                        }
+                    } else {
+                        for (int c = 0; c < nc; ++c) {
+                            vec_dot(ne00, &dst_col[c][ir0], 0, src0_row + ir0 * nb01, 0, src1_col[c], 0, 1);
+                        }
+                    }
+                }
+                ir1 += nc;
+            }
+        }
+    }
+}
+
 static void ggml_compute_forward_mul_mat_one_chunk(
     const struct ggml_compute_params * params,
     struct ggml_tensor * dst,
@@ -1208,6 +1300,15 @@ static void ggml_compute_forward_mul_mat_one_chunk(
     // attempt to reduce false-sharing (does not seem to make a difference)
     // 16 * 2, accounting for mmla kernels
     float tmp[32];
+
+    // sqale: with the reference kernels (use_ref), a weight row's dot products with four columns
+    // at a time where the type has such a kernel: each column's result is computed as the
+    // one-column kernel computes it, so a row's result still does not depend on its batch
+    const ggml_vec_dot_x4_t vec_dot_x4 = params->use_ref && num_rows_per_vec_dot == 1 ? ggml_vec_dot_x4_of(type, vec_dot_type) : NULL;
+    if (vec_dot_x4) {
+        ggml_compute_forward_mul_mat_one_chunk_x4(params, dst, vec_dot_x4, wdata, row_size, ir0_start, ir0_end, ir1_start, ir1_end);
+        return;
+    }
 
     for (int64_t iir1 = ir1_start; iir1 < ir1_end; iir1 += blck_1) {
         for (int64_t iir0 = ir0_start; iir0 < ir0_end; iir0 += blck_0) {

@@ -9449,30 +9449,71 @@ static void ggml_flash_attn_ext_reduce_partials(
 // deep in a context still uses every thread (llama.cpp's split-KV path splits by thread count,
 // which is why use_ref leaves it).
 
-// The dot product of an f16 K row and an f32 query, in f32 (the reference flash attention's scores).
-static inline float ggml_flash_attn_ext_ref_dot_f16(int64_t n, const ggml_fp16_t * GGML_RESTRICT k, const float * GGML_RESTRICT q) {
+// The dot products of R f32 queries with P f16 K rows, in f32 (the reference flash attention's
+// scores): out[r*P + p] is computed the same way whatever R and P are (one accumulator of 8 lanes,
+// or 4 on NEON, multiply-added in order, then its lanes summed the same way), so a score does not
+// depend on the rows and positions beside it. Taken together, each K row is converted once for
+// all R queries, and the R*P multiply-add chains overlap instead of waiting on one another.
+template <int R, int P>
+static inline void ggml_flash_attn_ext_ref_dots_f16(int64_t n, const ggml_fp16_t * const * GGML_RESTRICT k, const float * const * GGML_RESTRICT q, float * GGML_RESTRICT out) {
     int64_t i = 0;
-    float sum = 0.0f;
+    float sum[R*P];
+    for (int t = 0; t < R*P; ++t) {
+        sum[t] = 0.0f;
+    }
 #if defined(__AVX__) && defined(__F16C__) && defined(__FMA__)
-    __m256 acc = _mm256_setzero_ps();
+    __m256 acc[R*P];
+    for (int t = 0; t < R*P; ++t) {
+        acc[t] = _mm256_setzero_ps();
+    }
     for (; i + 8 <= n; i += 8) {
-        acc = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + i))), _mm256_loadu_ps(q + i), acc);
+        __m256 kv[P];
+        for (int c = 0; c < P; ++c) {
+            kv[c] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k[c] + i)));
+        }
+        for (int r = 0; r < R; ++r) {
+            const __m256 qv = _mm256_loadu_ps(q[r] + i);
+            for (int c = 0; c < P; ++c) {
+                acc[r*P + c] = _mm256_fmadd_ps(kv[c], qv, acc[r*P + c]);
+            }
+        }
     }
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
-    sum = _mm_cvtss_f32(s4);
+    for (int t = 0; t < R*P; ++t) {
+        __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
+        s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+        s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+        sum[t] = _mm_cvtss_f32(s4);
+    }
 #elif defined(__ARM_NEON) && defined(__aarch64__)
-    float32x4_t acc = vdupq_n_f32(0.0f);
+    float32x4_t acc[R*P];
+    for (int t = 0; t < R*P; ++t) {
+        acc[t] = vdupq_n_f32(0.0f);
+    }
     for (; i + 4 <= n; i += 4) {
-        acc = vfmaq_f32(acc, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(k + i)))), vld1q_f32(q + i));
+        float32x4_t kv[P];
+        for (int c = 0; c < P; ++c) {
+            kv[c] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(k[c] + i))));
+        }
+        for (int r = 0; r < R; ++r) {
+            const float32x4_t qv = vld1q_f32(q[r] + i);
+            for (int c = 0; c < P; ++c) {
+                acc[r*P + c] = vfmaq_f32(acc[r*P + c], kv[c], qv);
+            }
+        }
     }
-    sum = vaddvq_f32(acc);
+    for (int t = 0; t < R*P; ++t) {
+        sum[t] = vaddvq_f32(acc[t]);
+    }
 #endif
-    for (; i < n; ++i) {
-        sum += GGML_CPU_FP16_TO_FP32(k[i])*q[i];
+    for (int r = 0; r < R; ++r) {
+        for (int c = 0; c < P; ++c) {
+            float t = sum[r*P + c];
+            for (int64_t j = i; j < n; ++j) {
+                t += GGML_CPU_FP16_TO_FP32(k[c][j])*q[r][j];
+            }
+            out[r*P + c] = t;
+        }
     }
-    return sum;
 }
 
 // y[0..n) += x[0..n) * v for f16 x, accumulated in f32 (the reference flash attention's V sum).
@@ -9493,6 +9534,78 @@ static inline void ggml_flash_attn_ext_ref_mad_f16(int64_t n, float * GGML_RESTR
 #endif
     for (; i < n; ++i) {
         y[i] += GGML_CPU_FP16_TO_FP32(x[i])*v;
+    }
+}
+
+// y_r[0..n) += sum over j of x_j[0..n) * w[j*R + r], for R rows r and m f16 rows x_j, j in
+// order: each element of each y_r gets exactly the multiply-adds, in the same order, that m calls
+// of ggml_flash_attn_ext_ref_mad_f16 give it. Each x_j is converted once for all R rows, and the
+// running sums stay in registers over the m rows instead of being loaded and stored for each.
+template <int R>
+static inline void ggml_flash_attn_ext_ref_mad_rows_f16(int64_t n, float * const * GGML_RESTRICT y, const ggml_fp16_t * const * GGML_RESTRICT x, const float * GGML_RESTRICT w, int64_t m) {
+    int64_t i = 0;
+#if defined(__AVX__) && defined(__F16C__) && defined(__FMA__)
+    constexpr int B = R == 1 ? 8 : R == 2 ? 4 : 2; // registers per row
+    for (; i + 8*B <= n; i += 8*B) {
+        __m256 a[R*B];
+        for (int r = 0; r < R; ++r) {
+            for (int b = 0; b < B; ++b) {
+                a[r*B + b] = _mm256_loadu_ps(y[r] + i + 8*b);
+            }
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            __m256 xv[B];
+            for (int b = 0; b < B; ++b) {
+                xv[b] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x[j] + i + 8*b)));
+            }
+            for (int r = 0; r < R; ++r) {
+                const __m256 wv = _mm256_set1_ps(w[j*R + r]);
+                for (int b = 0; b < B; ++b) {
+                    a[r*B + b] = _mm256_fmadd_ps(xv[b], wv, a[r*B + b]);
+                }
+            }
+        }
+        for (int r = 0; r < R; ++r) {
+            for (int b = 0; b < B; ++b) {
+                _mm256_storeu_ps(y[r] + i + 8*b, a[r*B + b]);
+            }
+        }
+    }
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    constexpr int B = R == 1 ? 16 : R == 2 ? 8 : 4; // registers per row
+    for (; i + 4*B <= n; i += 4*B) {
+        float32x4_t a[R*B];
+        for (int r = 0; r < R; ++r) {
+            for (int b = 0; b < B; ++b) {
+                a[r*B + b] = vld1q_f32(y[r] + i + 4*b);
+            }
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            float32x4_t xv[B];
+            for (int b = 0; b < B; ++b) {
+                xv[b] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(x[j] + i + 4*b))));
+            }
+            for (int r = 0; r < R; ++r) {
+                const float32x4_t wv = vdupq_n_f32(w[j*R + r]);
+                for (int b = 0; b < B; ++b) {
+                    a[r*B + b] = vfmaq_f32(a[r*B + b], xv[b], wv);
+                }
+            }
+        }
+        for (int r = 0; r < R; ++r) {
+            for (int b = 0; b < B; ++b) {
+                vst1q_f32(y[r] + i + 4*b, a[r*B + b]);
+            }
+        }
+    }
+#endif
+    if (i < n) {
+        // the elements past the last register block: row by row, as ggml_flash_attn_ext_ref_mad_f16 takes them
+        for (int r = 0; r < R; ++r) {
+            for (int64_t j = 0; j < m; ++j) {
+                ggml_flash_attn_ext_ref_mad_f16(n - i, y[r] + i, x[j] + i, w[j*R + r]);
+            }
+        }
     }
 }
 
@@ -9544,14 +9657,18 @@ static ggml_flash_attn_ext_ref_params ggml_flash_attn_ext_ref_params_of(const gg
     return p;
 }
 
-// The partial result of query row `ir` over the chunk of KV positions starting at `ic0`:
-// partial[0] = maximum score (-INFINITY if every position is masked), partial[1] = sum of
-// exp(score - maximum), partial[2..2+DV] = the V rows weighted by those exponentials.
-// `scratch` holds DK + 2*DV floats.
+// The partial results of R query rows over the chunk of KV positions starting at `ic0`, for
+// each row r: partials[r][0] = maximum score (-INFINITY if every position is masked),
+// partials[r][1] = sum of exp(score - maximum), partials[r][2..2+DV) = the V rows weighted by
+// those exponentials. With R > 1 the rows are one token's query heads that share a KV head, a
+// mask row and a slope (ggml_flash_attn_ext_ref_group_rows): their K and V rows are read and
+// converted once for all of them, and each row's arithmetic is the same as alone. `scratch`
+// holds DK + DV floats.
+template <int R>
 static void ggml_flash_attn_ext_ref_partial(
         const ggml_tensor * dst, const ggml_flash_attn_ext_ref_params & p,
-        int64_t ir, int64_t ic0,
-        float * scratch, float * partial) {
+        const int64_t * irs, int64_t ic0,
+        float * scratch, float * const * partials) {
     const ggml_tensor * q    = dst->src[0];
     const ggml_tensor * k    = dst->src[1];
     const ggml_tensor * v    = dst->src[2];
@@ -9567,6 +9684,7 @@ static void ggml_flash_attn_ext_ref_partial(
     const int64_t DK = nek0;
     const int64_t DV = nev0;
 
+    const int64_t ir  = irs[0];
     const int64_t iq3 = ir/(neq2*neq1);
     const int64_t iq2 = (ir - iq3*neq2*neq1)/neq1;
     const int64_t iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
@@ -9579,69 +9697,188 @@ static void ggml_flash_attn_ext_ref_partial(
     const int64_t iv3 = iq3 / (neq3/nev3);
     const int64_t iv2 = iq2 / (neq2/nev2);
 
-    float * VKQ = scratch;           // DV: the weighted sum of V rows
-    float * V32 = scratch + DV;      // DV: one V row as floats
-    void  * Q_q = scratch + 2*DV;    // DK: the query in K's dot-product type
+    float * V32 = scratch;           // DV: one V row as floats
+    void  * Q_q = scratch + DV;      // DK: the query in K's dot-product type
 
     const ggml_fp16_t * mp = mask ? (ggml_fp16_t *)((char *) mask->data + iq1*mask->nb[1] + (iq2%mask->ne[2])*mask->nb[2] + (iq3%mask->ne[3])*mask->nb[3]) : NULL;
 
-    const float * pq = (const float *) ((char *) q->data + (iq1*nbq1 + iq2*nbq2 + iq3*nbq3));
-
-    float scores[GGML_FA_REF_CHUNK];
-    float M = -INFINITY;
-    bool  converted = false;
-    for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
-        const int64_t ic = ic0 + j;
-        const float mv = ic >= nek1 ? -INFINITY : mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
-        if (mv == -INFINITY) {
-            scores[j] = -INFINITY;
-            continue;
-        }
-        const char * k_data = (const char *) k->data + (ic*nbk1 + ik2*nbk2 + ik3*nbk3);
-        float s;
-        if (k->type == GGML_TYPE_F16) {
-            s = ggml_flash_attn_ext_ref_dot_f16(DK, (const ggml_fp16_t *) k_data, pq);
-        } else {
-            if (!converted) {
-                p.q_to_vec_dot(pq, Q_q, DK);
-                converted = true;
-            }
-            p.kq_vec_dot(DK, &s, 0, k_data, 0, Q_q, 0, 1);
-        }
-        s = s*p.scale;
-        if (p.logit_softcap != 0.0f) {
-            s = p.logit_softcap*tanhf(s);
-        }
-        s += mv;
-        scores[j] = s;
-        M = MAX(M, s);
+    const float * pq[R];
+    for (int r = 0; r < R; ++r) {
+        const int64_t ir2 = (irs[r] - iq3*neq2*neq1)/neq1;
+        pq[r] = (const float *) ((char *) q->data + (iq1*nbq1 + ir2*nbq2 + iq3*nbq3));
     }
 
-    partial[0] = M;
-    partial[1] = 0.0f;
-    memset(VKQ, 0, DV*sizeof(float));
-    if (M != -INFINITY) {
-        // exp(score - M) for the whole chunk at once, masked positions giving 0
-        partial[1] = (float) ggml_vec_soft_max_f32(GGML_FA_REF_CHUNK, scores, scores, M);
-        for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
-            const float pj = scores[j];
-            if (pj == 0.0f) {
-                continue;
+    // The mask's value at each position (-INFINITY past the cache's end), and the positions that
+    // are scored
+    float mvals[GGML_FA_REF_CHUNK];
+    int64_t unmasked[GGML_FA_REF_CHUNK];
+    int64_t n_unmasked = 0;
+    int64_t j0 = 0;
+#if defined(__AVX__) && defined(__F16C__)
+    if (mp) {
+        // the mask's f16 values eight at a time (the same exact conversion, the same product)
+        const __m256 vslope = _mm256_set1_ps(slope);
+        for (; j0 + 8 <= GGML_FA_REF_CHUNK && ic0 + j0 + 8 <= nek1; j0 += 8) {
+            _mm256_storeu_ps(mvals + j0, _mm256_mul_ps(vslope, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(mp + ic0 + j0)))));
+        }
+        for (int64_t j = 0; j < j0; ++j) {
+            if (mvals[j] != -INFINITY) {
+                unmasked[n_unmasked++] = j;
             }
-            const char * v_data = (const char *) v->data + ((ic0 + j)*nbv1 + iv2*nbv2 + iv3*nbv3);
-            if (v->type == GGML_TYPE_F32) {
-                ggml_vec_mad_f32(DV, VKQ, (const float *) v_data, pj);
-            } else {
-                if (v->type == GGML_TYPE_F16) {
-                    ggml_flash_attn_ext_ref_mad_f16(DV, VKQ, (const ggml_fp16_t *) v_data, pj);
-                } else {
-                    p.v_to_float(v_data, V32, DV);
-                    ggml_vec_mad_f32(DV, VKQ, V32, pj);
+        }
+    }
+#endif
+    for (int64_t j = j0; j < GGML_FA_REF_CHUNK; ++j) {
+        const int64_t ic = ic0 + j;
+        const float mv = ic >= nek1 ? -INFINITY : mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
+        mvals[j] = mv;
+        if (mv != -INFINITY) {
+            unmasked[n_unmasked++] = j;
+        }
+    }
+
+    // The dot products of the unmasked positions, several positions and rows at a time (each
+    // (row, position) computed as it is alone)
+    float dots[R][GGML_FA_REF_CHUNK];
+    const char * k_base = (const char *) k->data + ic0*nbk1 + ik2*nbk2 + ik3*nbk3;
+    if (k->type == GGML_TYPE_F16) {
+        constexpr int P = R <= 2 ? 4 : 2;
+        int64_t u = 0;
+        for (; u + P <= n_unmasked; u += P) {
+            const ggml_fp16_t * rows[P];
+            for (int c = 0; c < P; ++c) {
+                rows[c] = (const ggml_fp16_t *) (k_base + unmasked[u + c]*nbk1);
+            }
+            float out[R*P];
+            ggml_flash_attn_ext_ref_dots_f16<R, P>(DK, rows, pq, out);
+            for (int r = 0; r < R; ++r) {
+                for (int c = 0; c < P; ++c) {
+                    dots[r][u + c] = out[r*P + c];
                 }
             }
         }
+        for (; u < n_unmasked; ++u) {
+            const ggml_fp16_t * row = (const ggml_fp16_t *) (k_base + unmasked[u]*nbk1);
+            float out[R];
+            ggml_flash_attn_ext_ref_dots_f16<R, 1>(DK, &row, pq, out);
+            for (int r = 0; r < R; ++r) {
+                dots[r][u] = out[r];
+            }
+        }
+    } else if (n_unmasked > 0) {
+        GGML_ASSERT(R == 1); // rows are grouped only where K and V are f16
+        p.q_to_vec_dot(pq[0], Q_q, DK);
+        for (int64_t u = 0; u < n_unmasked; ++u) {
+            p.kq_vec_dot(DK, &dots[0][u], 0, k_base + unmasked[u]*nbk1, 0, Q_q, 0, 1);
+        }
     }
-    memcpy(partial + 2, VKQ, DV*sizeof(float));
+
+    // Each row's scores, maximum (kept in four running maxima: a maximum does not depend on the
+    // order it is taken in) and exponentials; a row whose positions are all masked weighs none
+    float scores[R][GGML_FA_REF_CHUNK];
+    for (int r = 0; r < R; ++r) {
+        float * sr = scores[r];
+        memcpy(sr, mvals, sizeof(mvals));
+        float M4[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+        for (int64_t u = 0; u < n_unmasked; ++u) {
+            const int64_t j = unmasked[u];
+            float sc = dots[r][u]*p.scale;
+            if (p.logit_softcap != 0.0f) {
+                sc = p.logit_softcap*tanhf(sc);
+            }
+            sc += sr[j];
+            sr[j] = sc;
+            M4[u % 4] = MAX(M4[u % 4], sc);
+        }
+        const float M = MAX(MAX(M4[0], M4[1]), MAX(M4[2], M4[3]));
+        float * partial = partials[r];
+        partial[0] = M;
+        partial[1] = 0.0f;
+        memset(partial + 2, 0, DV*sizeof(float));
+        if (M != -INFINITY) {
+            // exp(score - M) for the whole chunk at once, masked positions giving 0
+            partial[1] = (float) ggml_vec_soft_max_f32(GGML_FA_REF_CHUNK, sr, sr, M);
+        } else {
+            memset(sr, 0, sizeof(mvals));
+        }
+    }
+
+    // The V rows weighted by the exponentials, in position order
+    const char * v_base = (const char *) v->data + ic0*nbv1 + iv2*nbv2 + iv3*nbv3;
+    if (v->type == GGML_TYPE_F16) {
+        // the positions some row weighs (a row's zero weight at a position another row weighs
+        // adds a zero, which changes nothing), with the running sums in registers
+        const ggml_fp16_t * rows[GGML_FA_REF_CHUNK];
+        float weights[GGML_FA_REF_CHUNK*R];
+        int64_t m = 0;
+        for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
+            bool any = false;
+            for (int r = 0; r < R; ++r) {
+                any = any || scores[r][j] != 0.0f;
+            }
+            if (any) {
+                rows[m] = (const ggml_fp16_t *) (v_base + j*nbv1);
+                for (int r = 0; r < R; ++r) {
+                    weights[m*R + r] = scores[r][j];
+                }
+                ++m;
+            }
+        }
+        float * VKQ[R];
+        for (int r = 0; r < R; ++r) {
+            VKQ[r] = partials[r] + 2;
+        }
+        ggml_flash_attn_ext_ref_mad_rows_f16<R>(DV, VKQ, rows, weights, m);
+    } else {
+        GGML_ASSERT(R == 1);
+        float * VKQ = partials[0] + 2;
+        for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
+            const float pj = scores[0][j];
+            if (pj == 0.0f) {
+                continue;
+            }
+            const char * v_data = v_base + j*nbv1;
+            if (v->type == GGML_TYPE_F32) {
+                ggml_vec_mad_f32(DV, VKQ, (const float *) v_data, pj);
+            } else {
+                p.v_to_float(v_data, V32, DV);
+                ggml_vec_mad_f32(DV, VKQ, V32, pj);
+            }
+        }
+    }
+}
+
+// How many query rows the reference flash attention takes together: a token's query heads that
+// share a KV head, where they also share the mask and its slope and K and V are f16; one
+// otherwise. The grouping depends on the model alone, never on the batch.
+static int64_t ggml_flash_attn_ext_ref_group_rows(const ggml_tensor * dst, const ggml_flash_attn_ext_ref_params & p) {
+    const ggml_tensor * q    = dst->src[0];
+    const ggml_tensor * k    = dst->src[1];
+    const ggml_tensor * v    = dst->src[2];
+    const ggml_tensor * mask = dst->src[3];
+    if (k->type != GGML_TYPE_F16 || v->type != GGML_TYPE_F16 || p.max_bias != 0.0f) {
+        return 1;
+    }
+    if ((mask && mask->ne[2] != 1) || k->ne[2] != v->ne[2] || k->ne[3] != v->ne[3] || q->ne[2] % k->ne[2] != 0) {
+        return 1;
+    }
+    return q->ne[2] / k->ne[2];
+}
+
+// The partial results of the G rows `irs` (a group, see above) over the chunk at `ic0`, four
+// rows at a time.
+static void ggml_flash_attn_ext_ref_partial_group(
+        const ggml_tensor * dst, const ggml_flash_attn_ext_ref_params & p,
+        const int64_t * irs, int64_t G, int64_t ic0,
+        float * scratch, float * const * partials) {
+    for (int64_t r0 = 0; r0 < G; r0 += 4) {
+        switch (MIN(G - r0, 4)) {
+            case 1: ggml_flash_attn_ext_ref_partial<1>(dst, p, irs + r0, ic0, scratch, partials + r0); break;
+            case 2: ggml_flash_attn_ext_ref_partial<2>(dst, p, irs + r0, ic0, scratch, partials + r0); break;
+            case 3: ggml_flash_attn_ext_ref_partial<3>(dst, p, irs + r0, ic0, scratch, partials + r0); break;
+            default: ggml_flash_attn_ext_ref_partial<4>(dst, p, irs + r0, ic0, scratch, partials + r0); break;
+        }
+    }
 }
 
 // Adds one chunk's partial result to a row's running (M, S, VKQ), in chunk order.
@@ -9720,17 +9957,36 @@ static void ggml_compute_forward_flash_attn_ext_f16_ref(
 
     const ggml_flash_attn_ext_ref_params p = ggml_flash_attn_ext_ref_params_of(dst);
 
+    // groups of G rows: a token's query heads that share a KV head (g -> token, KV head, batch)
+    const int64_t neq1 = q->ne[1];
+    const int64_t neq2 = q->ne[2];
+    const int64_t G    = ggml_flash_attn_ext_ref_group_rows(dst, p);
+    const int64_t ng   = nr/G;
+    std::vector<int64_t> irs(G);
+    std::vector<float *> group_partials(G);
+    const auto group_rows = [&](int64_t g) {
+        const int64_t iq1 = g % neq1;
+        const int64_t kg  = (g / neq1) % (neq2/G);
+        const int64_t iq3 = g / (neq1*(neq2/G));
+        for (int64_t r = 0; r < G; ++r) {
+            irs[r] = iq1 + (kg*G + r)*neq1 + iq3*neq2*neq1;
+        }
+    };
+
     if (params->wsize >= need) {
-        // every (chunk, row) pair on some thread, then each row's chunks combined in order. Each
-        // thread takes a contiguous run of pairs, chunk by chunk, so the query heads that share a
-        // KV head (and the rows of a batch) read a chunk of the cache while it is in cache
-        const int64_t n_pairs = nr*nc;
+        // every (chunk, group) pair on some thread, then each row's chunks combined in order.
+        // Each thread takes a contiguous run of pairs, chunk by chunk, so the groups that share
+        // a KV head (the rows of a batch) read a chunk of the cache while it is in cache
+        const int64_t n_pairs = ng*nc;
         const int64_t t0 = n_pairs*ith/nth;
         const int64_t t1 = n_pairs*(ith + 1)/nth;
         for (int64_t t = t0; t < t1; ++t) {
-            const int64_t c  = t/nr;
-            const int64_t ir = t%nr;
-            ggml_flash_attn_ext_ref_partial(dst, p, ir, c*GGML_FA_REF_CHUNK, scratch, partials + (ir*nc + c)*partial_size);
+            const int64_t c = t/ng;
+            group_rows(t%ng);
+            for (int64_t r = 0; r < G; ++r) {
+                group_partials[r] = partials + (irs[r]*nc + c)*partial_size;
+            }
+            ggml_flash_attn_ext_ref_partial_group(dst, p, irs.data(), G, c*GGML_FA_REF_CHUNK, scratch, group_partials.data());
         }
         ggml_barrier(params->threadpool);
         for (int64_t ir = ith; ir < nr; ir += nth) {
@@ -9744,19 +10000,29 @@ static void ggml_compute_forward_flash_attn_ext_f16_ref(
             ggml_flash_attn_ext_ref_finish(dst, ir, M, S, VKQ);
         }
     } else {
-        // the plan did not make room for every partial (the backend's own use_ref): each row's
+        // the plan did not make room for every partial (the backend's own use_ref): each group's
         // chunks on one thread, one after another; the same arithmetic, so the same result
-        std::vector<float> partial(partial_size);
-        std::vector<float> VKQ(DV);
-        for (int64_t ir = ith; ir < nr; ir += nth) {
-            float M = -INFINITY;
-            float S = 0.0f;
+        std::vector<float> partial(G*partial_size);
+        std::vector<float> VKQ(G*DV);
+        std::vector<float> M(G);
+        std::vector<float> S(G);
+        for (int64_t r = 0; r < G; ++r) {
+            group_partials[r] = partial.data() + r*partial_size;
+        }
+        for (int64_t g = ith; g < ng; g += nth) {
+            group_rows(g);
             std::fill(VKQ.begin(), VKQ.end(), 0.0f);
+            std::fill(M.begin(), M.end(), -INFINITY);
+            std::fill(S.begin(), S.end(), 0.0f);
             for (int64_t c = 0; c < nc; ++c) {
-                ggml_flash_attn_ext_ref_partial(dst, p, ir, c*GGML_FA_REF_CHUNK, scratch, partial.data());
-                ggml_flash_attn_ext_ref_combine(DV, &M, &S, VKQ.data(), partial.data());
+                ggml_flash_attn_ext_ref_partial_group(dst, p, irs.data(), G, c*GGML_FA_REF_CHUNK, scratch, group_partials.data());
+                for (int64_t r = 0; r < G; ++r) {
+                    ggml_flash_attn_ext_ref_combine(DV, &M[r], &S[r], VKQ.data() + r*DV, group_partials[r]);
+                }
             }
-            ggml_flash_attn_ext_ref_finish(dst, ir, M, S, VKQ.data());
+            for (int64_t r = 0; r < G; ++r) {
+                ggml_flash_attn_ext_ref_finish(dst, irs[r], M[r], S[r], VKQ.data() + r*DV);
+            }
         }
     }
 }

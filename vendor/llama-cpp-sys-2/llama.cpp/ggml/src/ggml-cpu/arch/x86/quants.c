@@ -915,6 +915,45 @@ void ggml_vec_dot_q4_1_q8_1(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
+// sqale: the dot products of one q4_1 row with four q8_1 rows (columns of a batch), each computed
+// exactly as ggml_vec_dot_q4_1_q8_1 computes it alone (the same operations on its own
+// accumulators, in the same order), with the q4_1 row's unpacking shared and the four columns'
+// multiply-add chains overlapping. A column's result does not depend on the columns beside it,
+// so the reference kernels (use_ref) stay row-invariant with it.
+void ggml_vec_dot_q4_1_q8_1_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+#if defined(__AVX2__)
+    const int nb = n / QK8_1;
+    const block_q4_1 * GGML_RESTRICT x = vx;
+    const block_q8_1 * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    float summs[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+    for (int ib = 0; ib < nb; ++ib) {
+        const float d0 = GGML_CPU_FP16_TO_FP32(x[ib].d);
+        const float m0 = GGML_CPU_FP16_TO_FP32(x[ib].m);
+        const __m256 d0v = _mm256_set1_ps( d0 );
+        const __m256i qx = bytes_from_nibbles_32(x[ib].qs);
+        for (int c = 0; c < 4; ++c) {
+            const float d1 = GGML_CPU_FP16_TO_FP32(y[c][ib].d);
+            summs[c] += m0 * GGML_CPU_FP16_TO_FP32(y[c][ib].s);
+            const __m256 d0d1 = _mm256_mul_ps( d0v, _mm256_set1_ps( d1 ) );
+            const __m256i qy = _mm256_loadu_si256( (const __m256i *)y[c][ib].qs );
+            const __m256 xy = mul_sum_us8_pairs_float(qx, qy);
+            acc[c] = _mm256_fmadd_ps( d0d1, xy, acc[c] );
+        }
+    }
+
+    for (int c = 0; c < 4; ++c) {
+        s[c] = hsum_float_8(acc[c]) + summs[c];
+    }
+#else
+    for (int c = 0; c < 4; ++c) {
+        ggml_vec_dot_q4_1_q8_1(n, s + c, 0, vx, 0, vy[c], 0, 1);
+    }
+#endif
+}
+
 void ggml_vec_dot_mxfp4_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
     assert(nrc == 1);
     UNUSED(nrc);
@@ -1371,6 +1410,37 @@ void ggml_vec_dot_q8_0_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const voi
     }
 
     *s = sumf;
+}
+
+// sqale: the dot products of one q8_0 row with four q8_0 rows (columns of a batch), each computed
+// exactly as ggml_vec_dot_q8_0_q8_0 computes it alone; see ggml_vec_dot_q4_1_q8_1_x4.
+void ggml_vec_dot_q8_0_q8_0_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+#if defined(__AVX2__)
+    const int nb = n / QK8_0;
+    const block_q8_0 * GGML_RESTRICT x = vx;
+    const block_q8_0 * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+
+    for (int ib = 0; ib < nb; ++ib) {
+        const float dx = GGML_CPU_FP16_TO_FP32(x[ib].d);
+        const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
+        for (int c = 0; c < 4; ++c) {
+            const __m256 d = _mm256_set1_ps(dx * GGML_CPU_FP16_TO_FP32(y[c][ib].d));
+            const __m256i qy = _mm256_loadu_si256((const __m256i *)y[c][ib].qs);
+            const __m256 q = mul_sum_i8_pairs_float(qx, qy);
+            acc[c] = _mm256_fmadd_ps( d, q, acc[c] );
+        }
+    }
+
+    for (int c = 0; c < 4; ++c) {
+        s[c] = hsum_float_8(acc[c]);
+    }
+#else
+    for (int c = 0; c < 4; ++c) {
+        ggml_vec_dot_q8_0_q8_0(n, s + c, 0, vx, 0, vy[c], 0, 1);
+    }
+#endif
 }
 
 void ggml_vec_dot_tq1_0_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
