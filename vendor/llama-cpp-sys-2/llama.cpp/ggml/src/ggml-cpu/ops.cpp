@@ -9721,18 +9721,14 @@ static void ggml_flash_attn_ext_ref_partial(
         for (; j0 + 8 <= GGML_FA_REF_CHUNK && ic0 + j0 + 8 <= nek1; j0 += 8) {
             _mm256_storeu_ps(mvals + j0, _mm256_mul_ps(vslope, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(mp + ic0 + j0)))));
         }
-        for (int64_t j = 0; j < j0; ++j) {
-            if (mvals[j] != -INFINITY) {
-                unmasked[n_unmasked++] = j;
-            }
-        }
     }
 #endif
     for (int64_t j = j0; j < GGML_FA_REF_CHUNK; ++j) {
         const int64_t ic = ic0 + j;
-        const float mv = ic >= nek1 ? -INFINITY : mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
-        mvals[j] = mv;
-        if (mv != -INFINITY) {
+        mvals[j] = ic >= nek1 ? -INFINITY : mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
+    }
+    for (int64_t j = 0; j < GGML_FA_REF_CHUNK; ++j) {
+        if (mvals[j] != -INFINITY) {
             unmasked[n_unmasked++] = j;
         }
     }
