@@ -18,9 +18,9 @@
 //! ([`use_reference_kernels`]): no llamafile, no tiled kernel, no fusion, repacked weights one
 //! row at a time, ARM's int8 product one row at a time, and flash attention over fixed chunks
 //! of [`FLASH_ATTENTION_CHUNK`] cached positions combined in order. Under it, a verify batch still
-//! shares work between its rows where the sharing changes no row's arithmetic: Q4_1 and Q8_0
-//! weight rows against four batch rows at once (x86), and a token's query heads that share a KV
-//! head together in flash attention. The engine turns it on for batches
+//! shares work between its rows where the sharing changes no row's arithmetic: Q4_1, Q8_0, Q4_K
+//! and Q6_K weight rows (and repacked Q4_K blocks) against four batch rows at once (x86), and a
+//! token's query heads that share a KV head together in flash attention. The engine turns it on for batches
 //! that hold generated tokens (one-token decoding, verify batches) and off for appended text
 //! (prompt, question, tool results), which a plain and a drafting run decode in the same
 //! batches: prefill runs on the fastest kernels, and generated tokens stay exact
@@ -152,7 +152,10 @@ fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> 
             (if has("REPACK") { "repacked GEMV, one row at a time" } else { "one dot product a row" }).to_string();
         if has("AVX2") {
             // sqale's patch 0004: each column rounded as alone, four sharing a weight row's load
-            one_row.push_str("; Q4_1 and Q8_0 weight rows four batch rows at a time");
+            one_row.push_str("; Q4_1, Q8_0, Q4_K and Q6_K weight rows four batch rows at a time");
+            if has("REPACK") {
+                one_row.push_str(", repacked Q4_K too");
+            }
         }
         KernelChoice {
             prefill: format!("{fast}, tiled flash attention{gpu}"),
@@ -455,7 +458,8 @@ mod tests {
         );
         assert!(c.generated.contains("flash attention in fixed chunks of 256"), "{c:?}");
         assert!(c.generated.contains("repacked GEMV, one row at a time"), "{c:?}");
-        assert!(c.generated.contains("four batch rows at a time"), "{c:?}");
+        assert!(c.generated.contains("Q4_K and Q6_K weight rows four batch rows at a time"), "{c:?}");
+        assert!(c.generated.contains("repacked Q4_K too"), "{c:?}");
         let arm = choice(&names(&["NEON", "ARM_FMA", "DOTPROD", "REPACK"]), true, false, "");
         assert!(!arm.generated.contains("four batch rows at a time"), "{arm:?}");
         let c = choice(&names(&["AVX2"]), false, false, "");

@@ -1174,6 +1174,12 @@ static ggml_vec_dot_x4_t ggml_vec_dot_x4_of(enum ggml_type type, enum ggml_type 
     if (type == GGML_TYPE_Q8_0 && vec_dot_type == GGML_TYPE_Q8_0) {
         return ggml_vec_dot_q8_0_q8_0_x4;
     }
+    if (type == GGML_TYPE_Q4_K && vec_dot_type == GGML_TYPE_Q8_K) {
+        return ggml_vec_dot_q4_K_q8_K_x4;
+    }
+    if (type == GGML_TYPE_Q6_K && vec_dot_type == GGML_TYPE_Q8_K) {
+        return ggml_vec_dot_q6_K_q8_K_x4;
+    }
 #endif
     GGML_UNUSED(type);
     GGML_UNUSED(vec_dot_type);

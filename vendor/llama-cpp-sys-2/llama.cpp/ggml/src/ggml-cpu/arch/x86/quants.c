@@ -2283,6 +2283,98 @@ void ggml_vec_dot_q4_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
+// sqale: the dot products of one q4_K row with four q8_K rows (columns of a batch), each computed
+// exactly as ggml_vec_dot_q4_K_q8_K computes it alone, with the q4_K row's values and scales
+// unpacked once for the four columns; see ggml_vec_dot_q4_1_q8_1_x4.
+void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    assert(n % QK_K == 0);
+#if defined __AVX2__
+    const block_q4_K * GGML_RESTRICT x = vx;
+    const block_q8_K * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+
+    const int nb = n / QK_K;
+
+    static const uint32_t kmask1 = 0x3f3f3f3f;
+    static const uint32_t kmask2 = 0x0f0f0f0f;
+    static const uint32_t kmask3 = 0x03030303;
+
+    uint32_t utmp[4];
+
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    __m128 acc_m[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
+
+    for (int i = 0; i < nb; ++i) {
+
+        const float xd = GGML_CPU_FP16_TO_FP32(x[i].d);
+        const float xdmin = GGML_CPU_FP16_TO_FP32(x[i].dmin);
+
+        memcpy(utmp, x[i].scales, 12);
+        utmp[3] = ((utmp[2] >> 4) & kmask2) | (((utmp[1] >> 6) & kmask3) << 4);
+        const uint32_t uaux = utmp[1] & kmask1;
+        utmp[1] = (utmp[2] & kmask2) | (((utmp[0] >> 6) & kmask3) << 4);
+        utmp[2] = uaux;
+        utmp[0] &= kmask1;
+
+        const uint8_t * GGML_RESTRICT q4 = x[i].qs;
+
+        const __m256i mins_and_scales = _mm256_cvtepu8_epi16(_mm_set_epi32(utmp[3], utmp[2], utmp[1], utmp[0]));
+        const __m128i mins = _mm256_extracti128_si256(mins_and_scales, 1);
+
+        for (int c = 0; c < 4; ++c) {
+            const float dmin = -y[c][i].d * xdmin;
+            const __m256i q8sums = _mm256_loadu_si256((const __m256i*)y[c][i].bsums);
+            const __m128i q8s = _mm_hadd_epi16(_mm256_extracti128_si256(q8sums, 0), _mm256_extracti128_si256(q8sums, 1));
+            const __m128i prod = _mm_madd_epi16(mins, q8s);
+            acc_m[c] = _mm_fmadd_ps(_mm_set1_ps(dmin), _mm_cvtepi32_ps(prod), acc_m[c]);
+        }
+
+        const __m128i sc128  = _mm256_extracti128_si256(mins_and_scales, 0);
+        const __m256i scales = MM256_SET_M128I(sc128, sc128);
+
+        __m256i sumi[4];
+        for (int c = 0; c < 4; ++c) {
+            sumi[c] = _mm256_setzero_si256();
+        }
+
+        for (int j = 0; j < QK_K/64; ++j) {
+
+            const __m256i scale_l = _mm256_shuffle_epi8(scales, get_scale_shuffle_k4(2*j+0));
+            const __m256i scale_h = _mm256_shuffle_epi8(scales, get_scale_shuffle_k4(2*j+1));
+
+            const __m256i q4bits = _mm256_loadu_si256((const __m256i*)q4); q4 += 32;
+            const __m256i q4l = _mm256_and_si256(q4bits, m4);
+            const __m256i q4h = _mm256_and_si256(_mm256_srli_epi16(q4bits, 4), m4);
+
+            for (int c = 0; c < 4; ++c) {
+                const int8_t * GGML_RESTRICT q8 = y[c][i].qs + 64*j;
+                const __m256i q8l = _mm256_loadu_si256((const __m256i*)(q8 +  0));
+                const __m256i p16l = _mm256_madd_epi16(scale_l, _mm256_maddubs_epi16(q4l, q8l));
+                const __m256i q8h = _mm256_loadu_si256((const __m256i*)(q8 + 32));
+                const __m256i p16h = _mm256_madd_epi16(scale_h, _mm256_maddubs_epi16(q4h, q8h));
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(p16l, p16h));
+            }
+        }
+
+        for (int c = 0; c < 4; ++c) {
+            const float d = y[c][i].d * xd;
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
+        }
+    }
+
+    for (int c = 0; c < 4; ++c) {
+        __m128 m = _mm_add_ps(acc_m[c], _mm_movehl_ps(acc_m[c], acc_m[c]));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        s[c] = hsum_float_8(acc[c]) + _mm_cvtss_f32(m);
+    }
+#else
+    for (int c = 0; c < 4; ++c) {
+        ggml_vec_dot_q4_K_q8_K(n, s + c, 0, vx, 0, vy[c], 0, 1);
+    }
+#endif
+}
+
 void ggml_vec_dot_q5_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy,  size_t by, int nrc) {
     assert(n % QK_K == 0);
     assert(nrc == 1);
@@ -2687,6 +2779,97 @@ void ggml_vec_dot_q6_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const voi
     UNUSED(y);
     UNUSED(nb);
     ggml_vec_dot_q6_K_q8_K_generic(n, s, bs, vx, bx, vy, by, nrc);
+#endif
+}
+
+// sqale: the dot products of one q6_K row with four q8_K rows (columns of a batch), each computed
+// exactly as ggml_vec_dot_q6_K_q8_K computes it alone (the same integer sums and the same float
+// operations on its own accumulator, in the same order), with the q6_K row's 6-bit values and
+// scales unpacked once for the four columns; see ggml_vec_dot_q4_1_q8_1_x4.
+void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    assert(n % QK_K == 0);
+#if defined __AVX2__
+    const block_q6_K * GGML_RESTRICT x = vx;
+    const block_q8_K * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+
+    const int nb = n / QK_K;
+
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m256i m15 = _mm256_set1_epi8(15);
+
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+
+    for (int i = 0; i < nb; ++i) {
+
+        const float xd = GGML_CPU_FP16_TO_FP32(x[i].d);
+
+        const uint8_t * GGML_RESTRICT q4 = x[i].ql;
+        const uint8_t * GGML_RESTRICT qh = x[i].qh;
+
+        const __m128i scales = _mm_loadu_si128((const __m128i*)x[i].scales);
+        const __m256i scales_16 = _mm256_cvtepi8_epi16(scales);
+
+        __m256i sumi[4];
+        for (int c = 0; c < 4; ++c) {
+            sumi[c] = _mm256_setzero_si256();
+        }
+
+        int is = 0;
+
+        for (int j = 0; j < QK_K/128; ++j) {
+            const __m256i q4bits1 = _mm256_loadu_si256((const __m256i*)q4); q4 += 32;
+            const __m256i q4bits2 = _mm256_loadu_si256((const __m256i*)q4); q4 += 32;
+            const __m256i q4bitsH = _mm256_loadu_si256((const __m256i*)qh); qh += 32;
+
+            const __m256i q4h_0 = _mm256_slli_epi16(_mm256_and_si256(q4bitsH, m3), 4);
+            const __m256i q4h_1 = _mm256_slli_epi16(_mm256_and_si256(q4bitsH, _mm256_set1_epi8(12)), 2);
+            const __m256i q4h_2 = _mm256_and_si256(q4bitsH, _mm256_set1_epi8(48));
+            const __m256i q4h_3 = _mm256_srli_epi16(_mm256_and_si256(q4bitsH, _mm256_set1_epi8(-64)), 2);
+
+            const __m256i q4_0 = _mm256_or_si256(_mm256_and_si256(q4bits1, m15), q4h_0);
+            const __m256i q4_1 = _mm256_or_si256(_mm256_and_si256(q4bits2, m15), q4h_1);
+            const __m256i q4_2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4bits1, 4), m15), q4h_2);
+            const __m256i q4_3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4bits2, 4), m15), q4h_3);
+
+            const __m256i scale_0 = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, get_scale_shuffle(is + 0)));
+            const __m256i scale_1 = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, get_scale_shuffle(is + 1)));
+            const __m256i scale_2 = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, get_scale_shuffle(is + 2)));
+            const __m256i scale_3 = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, get_scale_shuffle(is + 3)));
+            is += 4;
+
+            for (int c = 0; c < 4; ++c) {
+                const int8_t * GGML_RESTRICT q8 = y[c][i].qs + 128*j;
+                const __m256i q8_0 = _mm256_loadu_si256((const __m256i*)(q8 +  0));
+                const __m256i q8_1 = _mm256_loadu_si256((const __m256i*)(q8 + 32));
+                const __m256i q8_2 = _mm256_loadu_si256((const __m256i*)(q8 + 64));
+                const __m256i q8_3 = _mm256_loadu_si256((const __m256i*)(q8 + 96));
+
+                const __m256i p16_0 = _mm256_madd_epi16(scale_0, _mm256_maddubs_epi16(q4_0, q8_0));
+                const __m256i p16_1 = _mm256_madd_epi16(scale_1, _mm256_maddubs_epi16(q4_1, q8_1));
+                const __m256i p16_2 = _mm256_madd_epi16(scale_2, _mm256_maddubs_epi16(q4_2, q8_2));
+                const __m256i p16_3 = _mm256_madd_epi16(scale_3, _mm256_maddubs_epi16(q4_3, q8_3));
+
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(p16_0, p16_1));
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(p16_2, p16_3));
+            }
+        }
+
+        for (int c = 0; c < 4; ++c) {
+            const float d = y[c][i].d * xd;
+            const __m256i q8sums = _mm256_loadu_si256((const __m256i*)y[c][i].bsums);
+            const __m256i q8sclsub = _mm256_slli_epi32(_mm256_madd_epi16(q8sums, scales_16), 5);
+            const __m256i sumi_c = _mm256_sub_epi32(sumi[c], q8sclsub);
+            acc[c] = _mm256_fmadd_ps(_mm256_broadcast_ss(&d), _mm256_cvtepi32_ps(sumi_c), acc[c]);
+        }
+    }
+
+    for (int c = 0; c < 4; ++c) {
+        s[c] = hsum_float_8(acc[c]);
+    }
+#else
+    for (int c = 0; c < 4; ++c) {
+        ggml_vec_dot_q6_K_q8_K(n, s + c, 0, vx, 0, vy[c], 0, 1);
+    }
 #endif
 }
 

@@ -1684,6 +1684,189 @@ void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
 #endif
 }
 
+// sqale: ggml_gemv_q4_K_8x8_q8_K for four rows of activations at once (s[c] and vy[c] for row c),
+// each row's results computed exactly as the one-row gemv computes them (the same integer sums
+// and the same float operations on its own accumulators, in the same order), with each block of
+// eight interleaved q4_K rows loaded and unpacked once for the four. The reference kernels
+// (use_ref) take a batch's rows through it four at a time and stay row-invariant.
+void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy, int nc) {
+#if defined(__AVX2__)
+    const int qk = QK_K;
+    const int nb = n / qk;
+    static const uint32_t kmask1 = 0x3f3f3f3f;
+    static const uint32_t kmask2 = 0x0f0f0f0f;
+    static const uint32_t kmask3 = 0x03030303;
+
+    assert (n % qk == 0);
+    assert (nc % 8 == 0);
+
+    // The one-row gemv's masks
+    __m128i deltamask = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
+    __m128i scalemask = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+    __m256i finalpermutemask = _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0);
+    const __m256i m4b = _mm256_set1_epi8(0x0F);
+
+    const block_q4_Kx8 * b_ptr_start = (const block_q4_Kx8 *)vx;
+    const block_q8_K * a_ptr[4] = { (const block_q8_K *)vy[0], (const block_q8_K *)vy[1], (const block_q8_K *)vy[2], (const block_q8_K *)vy[3] };
+
+    for (int64_t x = 0; x < nc / 8; x++) {
+        const block_q4_Kx8 * b_ptr = b_ptr_start + (x * nb);
+
+        __m256 acc_row[4], acc_min_rows[4];
+        for (int c = 0; c < 4; ++c) {
+            acc_row[c] = _mm256_setzero_ps();
+            acc_min_rows[c] = _mm256_setzero_ps();
+        }
+
+        for (int64_t b = 0; b < nb; b++) {
+            const __m256 col_scale_f32 = GGML_F32Cx8_REARRANGE_LOAD(b_ptr[b].d, deltamask);
+            const __m256 col_dmin_f32 = GGML_F32Cx8_LOAD(b_ptr[b].dmin);
+
+            __m256i iacc_b[4], iacc_min_b[4], q8s[4];
+            for (int c = 0; c < 4; ++c) {
+                iacc_b[c] = _mm256_setzero_si256();
+                iacc_min_b[c] = _mm256_setzero_si256();
+                const __m256i q8sums = _mm256_loadu_si256((const __m256i * )(a_ptr[c][b].bsums));
+                q8s[c] = _mm256_castsi128_si256(_mm_hadd_epi16(_mm256_castsi256_si128(q8sums), _mm256_extracti128_si256(q8sums, 1)));
+                q8s[c] = _mm256_permute2f128_si256(q8s[c], q8s[c], 0);
+            }
+
+            for (int sb = 0; sb < QK_K / 64; sb++) {
+                const __m256i rhs_raw_vec_0123_0 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + sb * 256));
+                const __m256i rhs_raw_vec_4567_0 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 32 + sb * 256));
+                const __m256i rhs_raw_vec_0123_1 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 64 + sb * 256));
+                const __m256i rhs_raw_vec_4567_1 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 96 + sb * 256));
+                const __m256i rhs_raw_vec_0123_2 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 128 + sb * 256));
+                const __m256i rhs_raw_vec_4567_2 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 160 + sb * 256));
+                const __m256i rhs_raw_vec_0123_3 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 192 + sb * 256));
+                const __m256i rhs_raw_vec_4567_3 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 224 + sb * 256));
+
+                const __m256i rhs_vec_0123_00 = _mm256_and_si256(rhs_raw_vec_0123_0, m4b);
+                const __m256i rhs_vec_4567_00 = _mm256_and_si256(rhs_raw_vec_4567_0, m4b);
+                const __m256i rhs_vec_0123_01 = _mm256_and_si256(rhs_raw_vec_0123_1, m4b);
+                const __m256i rhs_vec_4567_01 = _mm256_and_si256(rhs_raw_vec_4567_1, m4b);
+                const __m256i rhs_vec_0123_02 = _mm256_and_si256(rhs_raw_vec_0123_2, m4b);
+                const __m256i rhs_vec_4567_02 = _mm256_and_si256(rhs_raw_vec_4567_2, m4b);
+                const __m256i rhs_vec_0123_03 = _mm256_and_si256(rhs_raw_vec_0123_3, m4b);
+                const __m256i rhs_vec_4567_03 = _mm256_and_si256(rhs_raw_vec_4567_3, m4b);
+
+                const __m256i rhs_vec_0123_10 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_0, 4), m4b);
+                const __m256i rhs_vec_4567_10 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_0, 4), m4b);
+                const __m256i rhs_vec_0123_11 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_1, 4), m4b);
+                const __m256i rhs_vec_4567_11 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_1, 4), m4b);
+                const __m256i rhs_vec_0123_12 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_2, 4), m4b);
+                const __m256i rhs_vec_4567_12 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_2, 4), m4b);
+                const __m256i rhs_vec_0123_13 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_3, 4), m4b);
+                const __m256i rhs_vec_4567_13 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_3, 4), m4b);
+
+                // The gemv's maddubs operands, in its order: even entries pair with lhs lanes 0
+                // and 170 of a 16-byte group, odd ones with lanes 85 and 255
+                const __m256i rhs[16] = {
+                    _mm256_blend_epi32(rhs_vec_0123_00, _mm256_shuffle_epi32(rhs_vec_4567_00, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_00, 177), rhs_vec_4567_00, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_01, _mm256_shuffle_epi32(rhs_vec_4567_01, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_01, 177), rhs_vec_4567_01, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_02, _mm256_shuffle_epi32(rhs_vec_4567_02, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_02, 177), rhs_vec_4567_02, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_03, _mm256_shuffle_epi32(rhs_vec_4567_03, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_03, 177), rhs_vec_4567_03, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_10, _mm256_shuffle_epi32(rhs_vec_4567_10, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_10, 177), rhs_vec_4567_10, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_11, _mm256_shuffle_epi32(rhs_vec_4567_11, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_11, 177), rhs_vec_4567_11, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_12, _mm256_shuffle_epi32(rhs_vec_4567_12, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_12, 177), rhs_vec_4567_12, 170),
+                    _mm256_blend_epi32(rhs_vec_0123_13, _mm256_shuffle_epi32(rhs_vec_4567_13, 177), 170),
+                    _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_13, 177), rhs_vec_4567_13, 170),
+                };
+
+                uint32_t utmp_0[4], utmp_1[4];
+
+                memcpy(utmp_0, b_ptr[b].scales + 24 * sb, 12);
+                utmp_0[3] = ((utmp_0[2] >> 4) & kmask2) | (((utmp_0[1] >> 6) & kmask3) << 4);
+                const uint32_t uaux_0 = utmp_0[1] & kmask1;
+                utmp_0[1] = (utmp_0[2] & kmask2) | (((utmp_0[0] >> 6) & kmask3) << 4);
+                utmp_0[2] = uaux_0;
+                utmp_0[0] &= kmask1;
+
+                memcpy(utmp_1, b_ptr[b].scales + 12 + sb * 24, 12);
+                utmp_1[3] = ((utmp_1[2] >> 4) & kmask2) | (((utmp_1[1] >> 6) & kmask3) << 4);
+                const uint32_t uaux_1 = utmp_1[1] & kmask1;
+                utmp_1[1] = (utmp_1[2] & kmask2) | (((utmp_1[0] >> 6) & kmask3) << 4);
+                utmp_1[2] = uaux_1;
+                utmp_1[0] &= kmask1;
+
+                const __m128i mins_and_scales_0 = _mm_set_epi32(utmp_0[3], utmp_0[2], utmp_0[1], utmp_0[0]);
+                const __m256i scales_0 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(mins_and_scales_0, scalemask));
+                const __m128i mins_and_scales_1 = _mm_set_epi32(utmp_1[3], utmp_1[2], utmp_1[1], utmp_1[0]);
+                const __m256i scales_1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(mins_and_scales_1, scalemask));
+                const __m256i mins_01 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(mins_and_scales_0, 78), _mm_shuffle_epi32(mins_and_scales_1, 78)));
+
+                for (int c = 0; c < 4; ++c) {
+                    const int8_t * qs = a_ptr[c][b].qs + sb * 64;
+                    __m256i lhs_vec_00 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs)));
+                    __m256i lhs_vec_01 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs + 16)));
+                    __m256i lhs_vec_10 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs + 32)));
+                    __m256i lhs_vec_11 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs + 48)));
+
+                    lhs_vec_00 = _mm256_permute2f128_si256(lhs_vec_00, lhs_vec_00, 0);
+                    lhs_vec_01 = _mm256_permute2f128_si256(lhs_vec_01, lhs_vec_01, 0);
+                    lhs_vec_10 = _mm256_permute2f128_si256(lhs_vec_10, lhs_vec_10, 0);
+                    lhs_vec_11 = _mm256_permute2f128_si256(lhs_vec_11, lhs_vec_11, 0);
+
+                    __m256i iacc_0 = _mm256_setzero_si256();
+                    __m256i iacc_1 = _mm256_setzero_si256();
+
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[0], _mm256_shuffle_epi32(lhs_vec_00, 0)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[1], _mm256_shuffle_epi32(lhs_vec_00, 85)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[2], _mm256_shuffle_epi32(lhs_vec_00, 170)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[3], _mm256_shuffle_epi32(lhs_vec_00, 255)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[4], _mm256_shuffle_epi32(lhs_vec_01, 0)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[5], _mm256_shuffle_epi32(lhs_vec_01, 85)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[6], _mm256_shuffle_epi32(lhs_vec_01, 170)));
+                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(rhs[7], _mm256_shuffle_epi32(lhs_vec_01, 255)));
+                    iacc_0 = _mm256_madd_epi16(iacc_0, scales_0);
+
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[8], _mm256_shuffle_epi32(lhs_vec_10, 0)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[9], _mm256_shuffle_epi32(lhs_vec_10, 85)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[10], _mm256_shuffle_epi32(lhs_vec_10, 170)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[11], _mm256_shuffle_epi32(lhs_vec_10, 255)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[12], _mm256_shuffle_epi32(lhs_vec_11, 0)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[13], _mm256_shuffle_epi32(lhs_vec_11, 85)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[14], _mm256_shuffle_epi32(lhs_vec_11, 170)));
+                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(rhs[15], _mm256_shuffle_epi32(lhs_vec_11, 255)));
+                    iacc_1 = _mm256_madd_epi16(iacc_1, scales_1);
+
+                    const __m256i iacc_sb = _mm256_add_epi32(iacc_0, iacc_1);
+
+                    const __m256i q8s_sb = _mm256_shuffle_epi32(q8s[c], 0);
+                    const __m256i iacc_min_sb = _mm256_madd_epi16(q8s_sb, mins_01);
+                    q8s[c] = _mm256_bsrli_epi128(q8s[c], 4);
+
+                    iacc_b[c] = _mm256_add_epi32(iacc_b[c], iacc_sb);
+                    iacc_min_b[c] = _mm256_add_epi32(iacc_min_b[c], iacc_min_sb);
+                }
+            }
+
+            for (int c = 0; c < 4; ++c) {
+                const __m256 row_scale_f32 = _mm256_set1_ps((a_ptr[c][b].d));
+                acc_row[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_b[c]), _mm256_mul_ps(col_scale_f32, row_scale_f32), acc_row[c]);
+                acc_min_rows[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min_b[c]), _mm256_mul_ps(col_dmin_f32, row_scale_f32), acc_min_rows[c]);
+            }
+        }
+
+        for (int c = 0; c < 4; ++c) {
+            const __m256 acc = _mm256_permutevar8x32_ps(acc_row[c], finalpermutemask);
+            _mm256_storeu_ps(s[c] + x * 8, _mm256_sub_ps(acc, acc_min_rows[c]));
+        }
+    }
+#else
+    for (int c = 0; c < 4; ++c) {
+        ggml_gemv_q4_K_8x8_q8_K(n, s[c], 0, vx, vy[c], 1, nc);
+    }
+#endif
+}
+
 void ggml_gemv_iq4_nl_8x8_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, const void * GGML_RESTRICT vy, int nr, int nc) {
 #if defined(__AVX2__)
     __m256i signextendlut = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i*)kvalues_iq4nl));
