@@ -368,10 +368,10 @@ fn a_verbatim_loop_is_drafted_long_and_the_episode_stays_the_plain_one() {
 /// rounds them differently from one row: on the synthetic Qwen3.5-2B at q4_k_m, oracle drafts of
 /// k = 7 and 8 (verify batches of 8 and 9 rows) lost their first draft while k <= 6 kept all,
 /// when every batch ran on the same kernels. With generated tokens on the reference kernels, the
-/// fast kernels (the repacked GEMM, the tiled product) serve prompt text only: 4, 7 and 9
-/// generated rows match one-token decoding (on x86 the four-row forms of the repacked GEMV and of
-/// the Q4_K and Q6_K dot products take a batch's rows four at a time), every oracle draft up to
-/// k = 8 is kept, and drafts are not held below 7. Both ways a K-quant file can be loaded: weights repacked (the repacked GEMM serves
+/// fast kernels (the repacked GEMM, the tiled product) serve prompt text only: 2, 4, 7 and 9
+/// generated rows match one-token decoding (on x86 the several-row forms of the repacked GEMV and
+/// of the Q4_K and Q6_K dot products take a batch's rows up to four at a time), every oracle
+/// draft up to k = 8 is kept, and drafts are not held below 7. Both ways a K-quant file can be loaded: weights repacked (the repacked GEMM serves
 /// prompt text; x86 without AVX-512 VNNI, and ARM) and as the file has them (the tiled product
 /// does; x86 with AVX-512 VNNI, or `SQALE_REPACK=0`). (Prompt text's difference is printed, not
 /// asserted: a fast kernel may happen to round a file's rows as the one-row kernel does.)
@@ -421,15 +421,16 @@ fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
     let mut e = Engine::new(model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
     // Tokens 20.. of the system prompt, decoded again after it.
     let tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
-    // 4 rows: one group of the four-row kernels (the last row computed by them); 7 and 9: groups
-    // and rows left over, which take the one-row kernels.
+    // 2 and 4 rows: one group of the several-row kernels (the last row computed by them); 7 and
+    // 9: a group of four and the rest (three together, one alone on the one-row kernels).
+    let two = batch_logit_diff(&mut e, &tokens[..2], As::Generated);
     let four = batch_logit_diff(&mut e, &tokens[..4], As::Generated);
     let seven = batch_logit_diff(&mut e, &tokens[..7], As::Generated);
     let nine = batch_logit_diff(&mut e, &tokens, As::Generated);
     let nine_appended = batch_logit_diff(&mut e, &tokens, As::Appended);
     eprintln!(
-        "weights repacked: {repack}; tiled kernel on: {tiled}; |Δlogit| of the last generated row of 4 rows: \
-         {four:e}, of 7 rows: {seven:e}, of 9 rows: {nine:e}; of 9 rows of prompt text: {nine_appended:e}"
+        "weights repacked: {repack}; tiled kernel on: {tiled}; |Δlogit| of the last generated row of 2 rows: \
+         {two:e}, of 4 rows: {four:e}, of 7 rows: {seven:e}, of 9 rows: {nine:e}; of 9 rows of prompt text: {nine_appended:e}"
     );
     drop(e);
 
@@ -442,8 +443,8 @@ fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
     assert!(o.plain_repeatable && o.generated_tokens > 8, "{o:?}");
     if per_batch && sqale::engine::batch_invariant() {
         assert_eq!(
-            (four, seven, nine),
-            (0.0, 0.0, 0.0),
+            (two, four, seven, nine),
+            (0.0, 0.0, 0.0, 0.0),
             "repacked {repack}: generated rows match one-token decoding in any batch"
         );
         assert_eq!(o.runs.len(), 8);

@@ -1162,9 +1162,9 @@ void ggml_set_f32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, 
 
 // ggml_compute_forward_mul_mat
 
-// sqale: one weight row's dot products with four columns of a batch, each computed as the
+// sqale: one weight row's dot products with nc (1 to 4) columns of a batch, each computed as the
 // type's one-column vec_dot computes it (see ggml_compute_forward_mul_mat_one_chunk_x4).
-typedef void (*ggml_vec_dot_x4_t)(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+typedef void (*ggml_vec_dot_x4_t)(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
 
 static ggml_vec_dot_x4_t ggml_vec_dot_x4_of(enum ggml_type type, enum ggml_type vec_dot_type) {
 #if defined(__AVX2__)
@@ -1187,8 +1187,9 @@ static ggml_vec_dot_x4_t ggml_vec_dot_x4_of(enum ggml_type type, enum ggml_type 
 }
 
 // sqale: ggml_compute_forward_mul_mat_one_chunk's loop for the reference kernels, with a weight
-// row's dot products taken four columns at a time (the columns that share a weight matrix;
-// the rest one at a time). Every (row, column) result is the one-column kernel's, bit for bit.
+// row's dot products taken up to four columns at a time (columns that share a weight matrix; a
+// column alone takes the one-column kernel). Every (row, column) result is the one-column
+// kernel's, bit for bit.
 static void ggml_compute_forward_mul_mat_one_chunk_x4(
     const struct ggml_compute_params * params,
     struct ggml_tensor * dst,
@@ -1222,7 +1223,7 @@ static void ggml_compute_forward_mul_mat_one_chunk_x4(
             const int64_t ir1_last = MIN(iir1 + blck_1, ir1_end);
             for (int64_t ir1 = iir1; ir1 < ir1_last; ) {
                 const char * src0_row = NULL;
-                const char * src1_col[4];
+                const char * src1_col[4] = { NULL, NULL, NULL, NULL };
                 float * dst_col[4];
                 int nc = 0;
                 for (; nc < 4 && ir1 + nc < ir1_last; ++nc) {
@@ -1242,16 +1243,14 @@ static void ggml_compute_forward_mul_mat_one_chunk_x4(
                     dst_col[nc] = (float *) ((char *) dst->data + (i11 * nb1 + i12 * nb2 + i13 * nb3));
                 }
                 for (int64_t ir0 = iir0; ir0 < ir0_last; ++ir0) {
-                    if (nc == 4) {
+                    if (nc > 1) {
                         float s[4];
-                        vec_dot_x4(ne00, s, src0_row + ir0 * nb01, (const void * const *) src1_col);
-                        for (int c = 0; c < 4; ++c) {
+                        vec_dot_x4(ne00, nc, s, src0_row + ir0 * nb01, (const void * const *) src1_col);
+                        for (int c = 0; c < nc; ++c) {
                             dst_col[c][ir0] = s[c];
                         }
                     } else {
-                        for (int c = 0; c < nc; ++c) {
-                            vec_dot(ne00, &dst_col[c][ir0], 0, src0_row + ir0 * nb01, 0, src1_col[c], 0, 1);
-                        }
+                        vec_dot(ne00, &dst_col[0][ir0], 0, src0_row + ir0 * nb01, 0, src1_col[0], 0, 1);
                     }
                 }
                 ir1 += nc;
@@ -1307,8 +1306,8 @@ static void ggml_compute_forward_mul_mat_one_chunk(
     // 16 * 2, accounting for mmla kernels
     float tmp[32];
 
-    // sqale: with the reference kernels (use_ref), a weight row's dot products with four columns
-    // at a time where the type has such a kernel: each column's result is computed as the
+    // sqale: with the reference kernels (use_ref), a weight row's dot products with up to four
+    // columns at a time where the type has such a kernel: each column's result is computed as the
     // one-column kernel computes it, so a row's result still does not depend on its batch
     const ggml_vec_dot_x4_t vec_dot_x4 = params->use_ref && num_rows_per_vec_dot == 1 ? ggml_vec_dot_x4_of(type, vec_dot_type) : NULL;
     if (vec_dot_x4) {

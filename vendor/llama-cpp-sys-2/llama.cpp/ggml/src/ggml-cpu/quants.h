@@ -46,12 +46,12 @@ void ggml_vec_dot_q5_0_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const voi
 void ggml_vec_dot_q5_1_q8_1(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc);
 void ggml_vec_dot_q8_0_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc);
 
-// sqale: one row's dot products with four columns, each as the one-column kernel computes it
-// (x86 only; the reference kernels' row-invariant batches use them)
-void ggml_vec_dot_q4_1_q8_1_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
-void ggml_vec_dot_q8_0_q8_0_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
-void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
-void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+// sqale: one row's dot products with nc (1 to 4) columns vy[0..nc), each as the one-column kernel
+// computes it (x86 only; the reference kernels' row-invariant batches use them)
+void ggml_vec_dot_q4_1_q8_1_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+void ggml_vec_dot_q8_0_q8_0_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+void ggml_vec_dot_q4_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
+void ggml_vec_dot_q6_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy);
 
 void ggml_vec_dot_mxfp4_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc);
 void ggml_vec_dot_nvfp4_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc);

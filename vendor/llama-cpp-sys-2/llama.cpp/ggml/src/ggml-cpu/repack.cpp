@@ -4380,17 +4380,17 @@ template <> void gemv<block_q4_K, 8, 8, GGML_TYPE_Q8_K>(int n, float * s, size_t
     ggml_gemv_q4_K_8x8_q8_K(n, s, bs, vx, vy, nr, nc);
 }
 
-// sqale: the gemv for four rows of activations at once where a type has one (each row's results
-// the one-row gemv's, bit for bit); false where it has none, and the caller takes the rows one
-// at a time
+// sqale: the gemv for nr (1 to 4) rows of activations at once where a type has one (each row's
+// results the one-row gemv's, bit for bit); false where it has none, and the caller takes the
+// rows one at a time
 template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PARAM_TYPE>
-static bool gemv_x4(int, float * const *, const void *, const void * const *, int) {
+static bool gemv_x4(int, int, float * const *, const void *, const void * const *, int) {
     return false;
 }
 
 #if defined(__AVX2__)
-template <> bool gemv_x4<block_q4_K, 8, 8, GGML_TYPE_Q8_K>(int n, float * const * s, const void * vx, const void * const * vy, int nc) {
-    ggml_gemv_q4_K_8x8_q8_K_x4(n, s, vx, vy, nc);
+template <> bool gemv_x4<block_q4_K, 8, 8, GGML_TYPE_Q8_K>(int n, int nr, float * const * s, const void * vx, const void * const * vy, int nc) {
+    ggml_gemv_q4_K_8x8_q8_K_x4(n, nr, s, vx, vy, nc);
     return true;
 }
 #endif
@@ -4658,18 +4658,20 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
                                                              nrows_gemm, ncols);
         }
         int64_t iter0 = nrows_gemm;
-        // With the reference kernels, rows four at a time where the type's gemv has a form for
-        // four; each row's results are still the one-row gemv's.
-        for (; params->use_ref && iter0 + 4 <= nrows; iter0 += 4) {
+        // With the reference kernels, rows up to four at a time where the type's gemv has a form
+        // for several; each row's results are still the one-row gemv's.
+        while (params->use_ref && nrows - iter0 > 1) {
+            const int nr = (int) MIN(4, nrows - iter0);
             float * s4[4];
             const void * vy4[4];
-            for (int c = 0; c < 4; ++c) {
+            for (int c = 0; c < nr; ++c) {
                 s4[c] = (float *) (dst_ptr + ((iter0 + c) * nb1)) + src0_start;
                 vy4[c] = src1_ptr + (src1_col_stride * (iter0 + c));
             }
-            if (!gemv_x4<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, s4, src0_ptr + src0_start * nb01, vy4, ncols)) {
+            if (!gemv_x4<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, nr, s4, src0_ptr + src0_start * nb01, vy4, ncols)) {
                 break;
             }
+            iter0 += nr;
         }
         for (int iter = iter0; iter < nrows; iter++) {
             gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr + (iter * nb1)) + src0_start,

@@ -915,16 +915,19 @@ void ggml_vec_dot_q4_1_q8_1(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
-// sqale: the dot products of one q4_1 row with four q8_1 rows (columns of a batch), each computed
-// exactly as ggml_vec_dot_q4_1_q8_1 computes it alone (the same operations on its own
-// accumulators, in the same order), with the q4_1 row's unpacking shared and the four columns'
+// sqale: the dot products of one q4_1 row with nc (1 to 4) q8_1 rows (columns of a batch), each
+// computed exactly as ggml_vec_dot_q4_1_q8_1 computes it alone (the same operations on its own
+// accumulators, in the same order), with the q4_1 row's unpacking shared and the columns'
 // multiply-add chains overlapping. A column's result does not depend on the columns beside it,
 // so the reference kernels (use_ref) stay row-invariant with it.
-void ggml_vec_dot_q4_1_q8_1_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+static inline void ggml_vec_dot_q4_1_q8_1_cols(int n, const int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
 #if defined(__AVX2__)
     const int nb = n / QK8_1;
     const block_q4_1 * GGML_RESTRICT x = vx;
-    const block_q8_1 * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+    const block_q8_1 * GGML_RESTRICT y[4] = { NULL, NULL, NULL, NULL };
+    for (int c = 0; c < nc; ++c) {
+        y[c] = vy[c];
+    }
 
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
     float summs[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
@@ -934,7 +937,7 @@ void ggml_vec_dot_q4_1_q8_1_x4(int n, float * GGML_RESTRICT s, const void * GGML
         const float m0 = GGML_CPU_FP16_TO_FP32(x[ib].m);
         const __m256 d0v = _mm256_set1_ps( d0 );
         const __m256i qx = bytes_from_nibbles_32(x[ib].qs);
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             const float d1 = GGML_CPU_FP16_TO_FP32(y[c][ib].d);
             summs[c] += m0 * GGML_CPU_FP16_TO_FP32(y[c][ib].s);
             const __m256 d0d1 = _mm256_mul_ps( d0v, _mm256_set1_ps( d1 ) );
@@ -944,14 +947,24 @@ void ggml_vec_dot_q4_1_q8_1_x4(int n, float * GGML_RESTRICT s, const void * GGML
         }
     }
 
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         s[c] = hsum_float_8(acc[c]) + summs[c];
     }
 #else
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         ggml_vec_dot_q4_1_q8_1(n, s + c, 0, vx, 0, vy[c], 0, 1);
     }
 #endif
+}
+
+void ggml_vec_dot_q4_1_q8_1_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    // one body per column count, each with its loops over columns unrolled
+    switch (nc) {
+        case 4:  ggml_vec_dot_q4_1_q8_1_cols(n, 4, s, vx, vy); break;
+        case 3:  ggml_vec_dot_q4_1_q8_1_cols(n, 3, s, vx, vy); break;
+        case 2:  ggml_vec_dot_q4_1_q8_1_cols(n, 2, s, vx, vy); break;
+        default: ggml_vec_dot_q4_1_q8_1_cols(n, 1, s, vx, vy); break;
+    }
 }
 
 void ggml_vec_dot_mxfp4_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
@@ -1412,20 +1425,23 @@ void ggml_vec_dot_q8_0_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const voi
     *s = sumf;
 }
 
-// sqale: the dot products of one q8_0 row with four q8_0 rows (columns of a batch), each computed
-// exactly as ggml_vec_dot_q8_0_q8_0 computes it alone; see ggml_vec_dot_q4_1_q8_1_x4.
-void ggml_vec_dot_q8_0_q8_0_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+// sqale: the dot products of one q8_0 row with nc (1 to 4) q8_0 rows (columns of a batch), each computed
+// exactly as ggml_vec_dot_q8_0_q8_0 computes it alone; see ggml_vec_dot_q4_1_q8_1_cols.
+static inline void ggml_vec_dot_q8_0_q8_0_cols(int n, const int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
 #if defined(__AVX2__)
     const int nb = n / QK8_0;
     const block_q8_0 * GGML_RESTRICT x = vx;
-    const block_q8_0 * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+    const block_q8_0 * GGML_RESTRICT y[4] = { NULL, NULL, NULL, NULL };
+    for (int c = 0; c < nc; ++c) {
+        y[c] = vy[c];
+    }
 
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
 
     for (int ib = 0; ib < nb; ++ib) {
         const float dx = GGML_CPU_FP16_TO_FP32(x[ib].d);
         const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             const __m256 d = _mm256_set1_ps(dx * GGML_CPU_FP16_TO_FP32(y[c][ib].d));
             const __m256i qy = _mm256_loadu_si256((const __m256i *)y[c][ib].qs);
             const __m256 q = mul_sum_i8_pairs_float(qx, qy);
@@ -1433,14 +1449,24 @@ void ggml_vec_dot_q8_0_q8_0_x4(int n, float * GGML_RESTRICT s, const void * GGML
         }
     }
 
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         s[c] = hsum_float_8(acc[c]);
     }
 #else
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         ggml_vec_dot_q8_0_q8_0(n, s + c, 0, vx, 0, vy[c], 0, 1);
     }
 #endif
+}
+
+void ggml_vec_dot_q8_0_q8_0_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    // one body per column count, each with its loops over columns unrolled
+    switch (nc) {
+        case 4:  ggml_vec_dot_q8_0_q8_0_cols(n, 4, s, vx, vy); break;
+        case 3:  ggml_vec_dot_q8_0_q8_0_cols(n, 3, s, vx, vy); break;
+        case 2:  ggml_vec_dot_q8_0_q8_0_cols(n, 2, s, vx, vy); break;
+        default: ggml_vec_dot_q8_0_q8_0_cols(n, 1, s, vx, vy); break;
+    }
 }
 
 void ggml_vec_dot_tq1_0_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
@@ -2283,14 +2309,17 @@ void ggml_vec_dot_q4_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
-// sqale: the dot products of one q4_K row with four q8_K rows (columns of a batch), each computed
+// sqale: the dot products of one q4_K row with nc (1 to 4) q8_K rows (columns of a batch), each computed
 // exactly as ggml_vec_dot_q4_K_q8_K computes it alone, with the q4_K row's values and scales
-// unpacked once for the four columns; see ggml_vec_dot_q4_1_q8_1_x4.
-void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+// unpacked once for all columns; see ggml_vec_dot_q4_1_q8_1_cols.
+static inline void ggml_vec_dot_q4_K_q8_K_cols(int n, const int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
     assert(n % QK_K == 0);
 #if defined __AVX2__
     const block_q4_K * GGML_RESTRICT x = vx;
-    const block_q8_K * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+    const block_q8_K * GGML_RESTRICT y[4] = { NULL, NULL, NULL, NULL };
+    for (int c = 0; c < nc; ++c) {
+        y[c] = vy[c];
+    }
 
     const int nb = n / QK_K;
 
@@ -2322,7 +2351,7 @@ void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
         const __m256i mins_and_scales = _mm256_cvtepu8_epi16(_mm_set_epi32(utmp[3], utmp[2], utmp[1], utmp[0]));
         const __m128i mins = _mm256_extracti128_si256(mins_and_scales, 1);
 
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             const float dmin = -y[c][i].d * xdmin;
             const __m256i q8sums = _mm256_loadu_si256((const __m256i*)y[c][i].bsums);
             const __m128i q8s = _mm_hadd_epi16(_mm256_extracti128_si256(q8sums, 0), _mm256_extracti128_si256(q8sums, 1));
@@ -2334,7 +2363,7 @@ void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
         const __m256i scales = MM256_SET_M128I(sc128, sc128);
 
         __m256i sumi[4];
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             sumi[c] = _mm256_setzero_si256();
         }
 
@@ -2347,7 +2376,7 @@ void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
             const __m256i q4l = _mm256_and_si256(q4bits, m4);
             const __m256i q4h = _mm256_and_si256(_mm256_srli_epi16(q4bits, 4), m4);
 
-            for (int c = 0; c < 4; ++c) {
+            for (int c = 0; c < nc; ++c) {
                 const int8_t * GGML_RESTRICT q8 = y[c][i].qs + 64*j;
                 const __m256i q8l = _mm256_loadu_si256((const __m256i*)(q8 +  0));
                 const __m256i p16l = _mm256_madd_epi16(scale_l, _mm256_maddubs_epi16(q4l, q8l));
@@ -2357,22 +2386,32 @@ void ggml_vec_dot_q4_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
             }
         }
 
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             const float d = y[c][i].d * xd;
             acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
         }
     }
 
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         __m128 m = _mm_add_ps(acc_m[c], _mm_movehl_ps(acc_m[c], acc_m[c]));
         m = _mm_add_ss(m, _mm_movehdup_ps(m));
         s[c] = hsum_float_8(acc[c]) + _mm_cvtss_f32(m);
     }
 #else
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         ggml_vec_dot_q4_K_q8_K(n, s + c, 0, vx, 0, vy[c], 0, 1);
     }
 #endif
+}
+
+void ggml_vec_dot_q4_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    // one body per column count, each with its loops over columns unrolled
+    switch (nc) {
+        case 4:  ggml_vec_dot_q4_K_q8_K_cols(n, 4, s, vx, vy); break;
+        case 3:  ggml_vec_dot_q4_K_q8_K_cols(n, 3, s, vx, vy); break;
+        case 2:  ggml_vec_dot_q4_K_q8_K_cols(n, 2, s, vx, vy); break;
+        default: ggml_vec_dot_q4_K_q8_K_cols(n, 1, s, vx, vy); break;
+    }
 }
 
 void ggml_vec_dot_q5_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy,  size_t by, int nrc) {
@@ -2782,15 +2821,18 @@ void ggml_vec_dot_q6_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
-// sqale: the dot products of one q6_K row with four q8_K rows (columns of a batch), each computed
+// sqale: the dot products of one q6_K row with nc (1 to 4) q8_K rows (columns of a batch), each computed
 // exactly as ggml_vec_dot_q6_K_q8_K computes it alone (the same integer sums and the same float
 // operations on its own accumulator, in the same order), with the q6_K row's 6-bit values and
-// scales unpacked once for the four columns; see ggml_vec_dot_q4_1_q8_1_x4.
-void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+// scales unpacked once for all columns; see ggml_vec_dot_q4_1_q8_1_cols.
+static inline void ggml_vec_dot_q6_K_q8_K_cols(int n, const int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
     assert(n % QK_K == 0);
 #if defined __AVX2__
     const block_q6_K * GGML_RESTRICT x = vx;
-    const block_q8_K * GGML_RESTRICT y[4] = { vy[0], vy[1], vy[2], vy[3] };
+    const block_q8_K * GGML_RESTRICT y[4] = { NULL, NULL, NULL, NULL };
+    for (int c = 0; c < nc; ++c) {
+        y[c] = vy[c];
+    }
 
     const int nb = n / QK_K;
 
@@ -2810,7 +2852,7 @@ void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
         const __m256i scales_16 = _mm256_cvtepi8_epi16(scales);
 
         __m256i sumi[4];
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             sumi[c] = _mm256_setzero_si256();
         }
 
@@ -2837,7 +2879,7 @@ void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
             const __m256i scale_3 = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, get_scale_shuffle(is + 3)));
             is += 4;
 
-            for (int c = 0; c < 4; ++c) {
+            for (int c = 0; c < nc; ++c) {
                 const int8_t * GGML_RESTRICT q8 = y[c][i].qs + 128*j;
                 const __m256i q8_0 = _mm256_loadu_si256((const __m256i*)(q8 +  0));
                 const __m256i q8_1 = _mm256_loadu_si256((const __m256i*)(q8 + 32));
@@ -2854,7 +2896,7 @@ void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
             }
         }
 
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < nc; ++c) {
             const float d = y[c][i].d * xd;
             const __m256i q8sums = _mm256_loadu_si256((const __m256i*)y[c][i].bsums);
             const __m256i q8sclsub = _mm256_slli_epi32(_mm256_madd_epi16(q8sums, scales_16), 5);
@@ -2863,14 +2905,24 @@ void ggml_vec_dot_q6_K_q8_K_x4(int n, float * GGML_RESTRICT s, const void * GGML
         }
     }
 
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         s[c] = hsum_float_8(acc[c]);
     }
 #else
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nc; ++c) {
         ggml_vec_dot_q6_K_q8_K(n, s + c, 0, vx, 0, vy[c], 0, 1);
     }
 #endif
+}
+
+void ggml_vec_dot_q6_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
+    // one body per column count, each with its loops over columns unrolled
+    switch (nc) {
+        case 4:  ggml_vec_dot_q6_K_q8_K_cols(n, 4, s, vx, vy); break;
+        case 3:  ggml_vec_dot_q6_K_q8_K_cols(n, 3, s, vx, vy); break;
+        case 2:  ggml_vec_dot_q6_K_q8_K_cols(n, 2, s, vx, vy); break;
+        default: ggml_vec_dot_q6_K_q8_K_cols(n, 1, s, vx, vy); break;
+    }
 }
 
 #if defined (__AVX__) || defined (__AVX2__)

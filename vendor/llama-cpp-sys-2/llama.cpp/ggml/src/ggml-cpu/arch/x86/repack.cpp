@@ -1684,13 +1684,14 @@ void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
 #endif
 }
 
-// sqale: ggml_gemv_q4_K_8x8_q8_K for four rows of activations at once (s[c] and vy[c] for row c),
-// each row's results computed exactly as the one-row gemv computes them (the same integer sums
-// and the same float operations on its own accumulators, in the same order), with each block of
-// eight interleaved q4_K rows loaded and unpacked once for the four. The reference kernels
-// (use_ref) take a batch's rows through it four at a time and stay row-invariant.
-void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy, int nc) {
+// sqale: ggml_gemv_q4_K_8x8_q8_K for NR (1 to 4) rows of activations at once (s[c] and vy[c] for
+// row c), each row's results computed exactly as the one-row gemv computes them (the same integer
+// sums and the same float operations on its own accumulators, in the same order), with each block
+// of eight interleaved q4_K rows loaded and unpacked once for all of them. The reference kernels
+// (use_ref) take a batch's rows through it up to four at a time and stay row-invariant.
 #if defined(__AVX2__)
+template <int NR>
+static void ggml_gemv_q4_K_8x8_q8_K_rows(int n, float * const * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy, int nc) {
     const int qk = QK_K;
     const int nb = n / qk;
     static const uint32_t kmask1 = 0x3f3f3f3f;
@@ -1707,13 +1708,16 @@ void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const vo
     const __m256i m4b = _mm256_set1_epi8(0x0F);
 
     const block_q4_Kx8 * b_ptr_start = (const block_q4_Kx8 *)vx;
-    const block_q8_K * a_ptr[4] = { (const block_q8_K *)vy[0], (const block_q8_K *)vy[1], (const block_q8_K *)vy[2], (const block_q8_K *)vy[3] };
+    const block_q8_K * a_ptr[NR];
+    for (int c = 0; c < NR; ++c) {
+        a_ptr[c] = (const block_q8_K *)vy[c];
+    }
 
     for (int64_t x = 0; x < nc / 8; x++) {
         const block_q4_Kx8 * b_ptr = b_ptr_start + (x * nb);
 
-        __m256 acc_row[4], acc_min_rows[4];
-        for (int c = 0; c < 4; ++c) {
+        __m256 acc_row[NR], acc_min_rows[NR];
+        for (int c = 0; c < NR; ++c) {
             acc_row[c] = _mm256_setzero_ps();
             acc_min_rows[c] = _mm256_setzero_ps();
         }
@@ -1722,8 +1726,8 @@ void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const vo
             const __m256 col_scale_f32 = GGML_F32Cx8_REARRANGE_LOAD(b_ptr[b].d, deltamask);
             const __m256 col_dmin_f32 = GGML_F32Cx8_LOAD(b_ptr[b].dmin);
 
-            __m256i iacc_b[4], iacc_min_b[4], q8s[4];
-            for (int c = 0; c < 4; ++c) {
+            __m256i iacc_b[NR], iacc_min_b[NR], q8s[NR];
+            for (int c = 0; c < NR; ++c) {
                 iacc_b[c] = _mm256_setzero_si256();
                 iacc_min_b[c] = _mm256_setzero_si256();
                 const __m256i q8sums = _mm256_loadu_si256((const __m256i * )(a_ptr[c][b].bsums));
@@ -1802,7 +1806,7 @@ void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const vo
                 const __m256i scales_1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(mins_and_scales_1, scalemask));
                 const __m256i mins_01 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(mins_and_scales_0, 78), _mm_shuffle_epi32(mins_and_scales_1, 78)));
 
-                for (int c = 0; c < 4; ++c) {
+                for (int c = 0; c < NR; ++c) {
                     const int8_t * qs = a_ptr[c][b].qs + sb * 64;
                     __m256i lhs_vec_00 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs)));
                     __m256i lhs_vec_01 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(qs + 16)));
@@ -1848,20 +1852,31 @@ void ggml_gemv_q4_K_8x8_q8_K_x4(int n, float * const * GGML_RESTRICT s, const vo
                 }
             }
 
-            for (int c = 0; c < 4; ++c) {
+            for (int c = 0; c < NR; ++c) {
                 const __m256 row_scale_f32 = _mm256_set1_ps((a_ptr[c][b].d));
                 acc_row[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_b[c]), _mm256_mul_ps(col_scale_f32, row_scale_f32), acc_row[c]);
                 acc_min_rows[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min_b[c]), _mm256_mul_ps(col_dmin_f32, row_scale_f32), acc_min_rows[c]);
             }
         }
 
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < NR; ++c) {
             const __m256 acc = _mm256_permutevar8x32_ps(acc_row[c], finalpermutemask);
             _mm256_storeu_ps(s[c] + x * 8, _mm256_sub_ps(acc, acc_min_rows[c]));
         }
     }
+}
+#endif
+
+void ggml_gemv_q4_K_8x8_q8_K_x4(int n, int nr, float * const * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy, int nc) {
+#if defined(__AVX2__)
+    switch (nr) {
+        case 4:  ggml_gemv_q4_K_8x8_q8_K_rows<4>(n, s, vx, vy, nc); break;
+        case 3:  ggml_gemv_q4_K_8x8_q8_K_rows<3>(n, s, vx, vy, nc); break;
+        case 2:  ggml_gemv_q4_K_8x8_q8_K_rows<2>(n, s, vx, vy, nc); break;
+        default: ggml_gemv_q4_K_8x8_q8_K_rows<1>(n, s, vx, vy, nc); break;
+    }
 #else
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < nr; ++c) {
         ggml_gemv_q4_K_8x8_q8_K(n, s[c], 0, vx, vy[c], 1, nc);
     }
 #endif
