@@ -152,7 +152,7 @@ fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> 
             (if has("REPACK") { "repacked GEMV, one row at a time" } else { "one dot product a row" }).to_string();
         if has("AVX2") {
             // sqale's patch 0004: each column rounded as alone, four sharing a weight row's load
-            one_row.push_str("; Q4_1, Q8_0, Q4_K and Q6_K weight rows four batch rows at a time");
+            one_row.push_str("; Q4_1, Q8_0, Q4_K and Q6_K weight rows up to four batch rows at a time");
             if has("REPACK") {
                 one_row.push_str(", repacked Q4_K too");
             }
@@ -458,7 +458,7 @@ mod tests {
         );
         assert!(c.generated.contains("flash attention in fixed chunks of 256"), "{c:?}");
         assert!(c.generated.contains("repacked GEMV, one row at a time"), "{c:?}");
-        assert!(c.generated.contains("Q4_K and Q6_K weight rows four batch rows at a time"), "{c:?}");
+        assert!(c.generated.contains("Q4_K and Q6_K weight rows up to four batch rows at a time"), "{c:?}");
         assert!(c.generated.contains("repacked Q4_K too"), "{c:?}");
         let arm = choice(&names(&["NEON", "ARM_FMA", "DOTPROD", "REPACK"]), true, false, "");
         assert!(!arm.generated.contains("four batch rows at a time"), "{arm:?}");
