@@ -371,9 +371,10 @@ fn a_verbatim_loop_is_drafted_long_and_the_episode_stays_the_plain_one() {
 /// fast kernels (the repacked GEMM, the tiled product) serve prompt text only: 2, 4, 7 and 9
 /// generated rows match one-token decoding (on x86 the several-row forms of the repacked GEMV and
 /// of the Q4_K and Q6_K dot products take a batch's rows up to four at a time), every oracle
-/// draft up to k = 8 is kept, and drafts are not held below 7. Both ways a K-quant file can be loaded: weights repacked (the repacked GEMM serves
-/// prompt text; x86 without AVX-512 VNNI, and ARM) and as the file has them (the tiled product
-/// does; x86 with AVX-512 VNNI, or `SQALE_REPACK=0`). (Prompt text's difference is printed, not
+/// draft up to k = 8 is kept, and drafts are not held below 7. Both ways a K-quant file can be
+/// loaded: weights repacked (the repacked GEMM serves prompt text; x86 without AVX-512 VNNI, and
+/// ARM) and as the file has them (the tiled product does; x86 with AVX-512 VNNI, or
+/// `SQALE_REPACK=0`). (Prompt text's difference is printed, not
 /// asserted: a fast kernel may happen to round a file's rows as the one-row kernel does.)
 #[test]
 fn a_k_quant_model_verifies_exactly_at_any_draft_length() {

@@ -19,11 +19,11 @@
 //! row at a time, ARM's int8 product one row at a time, and flash attention over fixed chunks
 //! of [`FLASH_ATTENTION_CHUNK`] cached positions combined in order. Under it, a verify batch still
 //! shares work between its rows where the sharing changes no row's arithmetic: Q4_1, Q8_0, Q4_K
-//! and Q6_K weight rows (and repacked Q4_K blocks) against four batch rows at once (x86), and a
-//! token's query heads that share a KV head together in flash attention. The engine turns it on for batches
-//! that hold generated tokens (one-token decoding, verify batches) and off for appended text
-//! (prompt, question, tool results), which a plain and a drafting run decode in the same
-//! batches: prefill runs on the fastest kernels, and generated tokens stay exact
+//! and Q6_K weight rows (and repacked Q4_K blocks) against up to four batch rows at once (x86),
+//! and a token's query heads that share a KV head together in flash attention. The engine turns
+//! it on for batches that hold generated tokens (one-token decoding, verify batches) and off for
+//! appended text (prompt, question, tool results), which a plain and a drafting run decode in
+//! the same batches: prefill runs on the fastest kernels, and generated tokens stay exact
 //! ([`KernelChoice`]). Without the patch (another llama.cpp), the batch-shaped kernels decide
 //! [`batch_invariant`] as before: a build without them is exact, the tiled kernel aside.
 
@@ -151,7 +151,7 @@ fn choice(kernels: &[String], switch: bool, tiled: bool, gpu_backends: &str) -> 
         let mut one_row =
             (if has("REPACK") { "repacked GEMV, one row at a time" } else { "one dot product a row" }).to_string();
         if has("AVX2") {
-            // sqale's patch 0004: each column rounded as alone, four sharing a weight row's load
+            // sqale's patch 0004: each column rounded as alone, up to four sharing a weight row's load
             one_row.push_str("; Q4_1, Q8_0, Q4_K and Q6_K weight rows up to four batch rows at a time");
             if has("REPACK") {
                 one_row.push_str(", repacked Q4_K too");
