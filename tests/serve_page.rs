@@ -203,6 +203,14 @@ fn the_page_asks_and_shows_the_sql_and_rows_live() {
         std::thread::sleep(Duration::from_millis(200));
     }
     assert_eq!(page.eval("document.getElementById('question').value"), question.as_str());
+    // Whether a turn was on the page while the episode still ran, seen by the page itself at
+    // every change of the trace (polling alone misses it when the episode ends within a poll).
+    page.eval(
+        "window.sawLive = false; new MutationObserver(() => { \
+           if (document.querySelectorAll('.turn').length > 0 \
+               && document.getElementById('status').textContent !== 'done') window.sawLive = true; \
+         }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true }); true",
+    );
     page.eval("document.getElementById('ask').click()");
     let mut seen_live = false;
     let state = loop {
@@ -225,6 +233,7 @@ fn the_page_asks_and_shows_the_sql_and_rows_live() {
         std::thread::sleep(Duration::from_millis(250));
     };
     assert_eq!(state["status"], "done", "{state}");
+    seen_live |= page.eval("window.sawLive").as_bool() == Some(true);
     assert!(seen_live, "the page showed the episode while it ran");
     assert_eq!(state["sql"], sql, "the page shows the same answer as the API for the same seed");
     let first_cell = page.eval("document.querySelector('#rows-table tr:nth-child(2) td').textContent");
