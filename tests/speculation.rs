@@ -422,8 +422,9 @@ fn k_quant_drafts_are_exact(model: &Model, repack: bool) {
     let mut e = Engine::new(model, EngineOptions { speculate: Speculate::Off, ..options.clone() }).unwrap();
     // Tokens 20.. of the system prompt, decoded again after it.
     let tokens = model.tokenize_markup(&Prompt::default().shared_prefix(), false)[20..29].to_vec();
-    // 2 and 4 rows: one group of the several-row kernels (the last row computed by them); 7 and
-    // 9: a group of four and the rest (three together, one alone on the one-row kernels).
+    // 2 and 4 rows: one group of the several-row kernels (the last row computed by them); 7: a
+    // group of four and one of three; 9: two groups of four and a row alone on the one-row
+    // kernels.
     let two = batch_logit_diff(&mut e, &tokens[..2], As::Generated);
     let four = batch_logit_diff(&mut e, &tokens[..4], As::Generated);
     let seven = batch_logit_diff(&mut e, &tokens[..7], As::Generated);
