@@ -915,6 +915,19 @@ void ggml_vec_dot_q4_1_q8_1(int n, float * GGML_RESTRICT s, size_t bs, const voi
 #endif
 }
 
+// sqale: defines ggml_vec_dot_<name>_x4 (quants.h), the dot products of one weight row with nc
+// (1 to 4) columns, as a call of ggml_vec_dot_<name>_cols with the column count a constant: one
+// body per count, each with its loops over columns unrolled.
+#define GGML_VEC_DOT_X4(name) \
+void ggml_vec_dot_##name##_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) { \
+    switch (nc) { \
+        case 4:  ggml_vec_dot_##name##_cols(n, 4, s, vx, vy); break; \
+        case 3:  ggml_vec_dot_##name##_cols(n, 3, s, vx, vy); break; \
+        case 2:  ggml_vec_dot_##name##_cols(n, 2, s, vx, vy); break; \
+        default: ggml_vec_dot_##name##_cols(n, 1, s, vx, vy); break; \
+    } \
+}
+
 // sqale: the dot products of one q4_1 row with nc (1 to 4) q8_1 rows (columns of a batch), each
 // computed exactly as ggml_vec_dot_q4_1_q8_1 computes it alone (the same operations on its own
 // accumulators, in the same order), with the q4_1 row's unpacking shared and the columns'
@@ -957,15 +970,7 @@ static inline void ggml_vec_dot_q4_1_q8_1_cols(int n, const int nc, float * GGML
 #endif
 }
 
-void ggml_vec_dot_q4_1_q8_1_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
-    // one body per column count, each with its loops over columns unrolled
-    switch (nc) {
-        case 4:  ggml_vec_dot_q4_1_q8_1_cols(n, 4, s, vx, vy); break;
-        case 3:  ggml_vec_dot_q4_1_q8_1_cols(n, 3, s, vx, vy); break;
-        case 2:  ggml_vec_dot_q4_1_q8_1_cols(n, 2, s, vx, vy); break;
-        default: ggml_vec_dot_q4_1_q8_1_cols(n, 1, s, vx, vy); break;
-    }
-}
+GGML_VEC_DOT_X4(q4_1_q8_1) // ggml_vec_dot_q4_1_q8_1_x4
 
 void ggml_vec_dot_mxfp4_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
     assert(nrc == 1);
@@ -1459,15 +1464,7 @@ static inline void ggml_vec_dot_q8_0_q8_0_cols(int n, const int nc, float * GGML
 #endif
 }
 
-void ggml_vec_dot_q8_0_q8_0_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
-    // one body per column count, each with its loops over columns unrolled
-    switch (nc) {
-        case 4:  ggml_vec_dot_q8_0_q8_0_cols(n, 4, s, vx, vy); break;
-        case 3:  ggml_vec_dot_q8_0_q8_0_cols(n, 3, s, vx, vy); break;
-        case 2:  ggml_vec_dot_q8_0_q8_0_cols(n, 2, s, vx, vy); break;
-        default: ggml_vec_dot_q8_0_q8_0_cols(n, 1, s, vx, vy); break;
-    }
-}
+GGML_VEC_DOT_X4(q8_0_q8_0) // ggml_vec_dot_q8_0_q8_0_x4
 
 void ggml_vec_dot_tq1_0_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
     assert(nrc == 1);
@@ -2404,15 +2401,7 @@ static inline void ggml_vec_dot_q4_K_q8_K_cols(int n, const int nc, float * GGML
 #endif
 }
 
-void ggml_vec_dot_q4_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
-    // one body per column count, each with its loops over columns unrolled
-    switch (nc) {
-        case 4:  ggml_vec_dot_q4_K_q8_K_cols(n, 4, s, vx, vy); break;
-        case 3:  ggml_vec_dot_q4_K_q8_K_cols(n, 3, s, vx, vy); break;
-        case 2:  ggml_vec_dot_q4_K_q8_K_cols(n, 2, s, vx, vy); break;
-        default: ggml_vec_dot_q4_K_q8_K_cols(n, 1, s, vx, vy); break;
-    }
-}
+GGML_VEC_DOT_X4(q4_K_q8_K) // ggml_vec_dot_q4_K_q8_K_x4
 
 void ggml_vec_dot_q5_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy,  size_t by, int nrc) {
     assert(n % QK_K == 0);
@@ -2915,15 +2904,7 @@ static inline void ggml_vec_dot_q6_K_q8_K_cols(int n, const int nc, float * GGML
 #endif
 }
 
-void ggml_vec_dot_q6_K_q8_K_x4(int n, int nc, float * GGML_RESTRICT s, const void * GGML_RESTRICT vx, const void * const * GGML_RESTRICT vy) {
-    // one body per column count, each with its loops over columns unrolled
-    switch (nc) {
-        case 4:  ggml_vec_dot_q6_K_q8_K_cols(n, 4, s, vx, vy); break;
-        case 3:  ggml_vec_dot_q6_K_q8_K_cols(n, 3, s, vx, vy); break;
-        case 2:  ggml_vec_dot_q6_K_q8_K_cols(n, 2, s, vx, vy); break;
-        default: ggml_vec_dot_q6_K_q8_K_cols(n, 1, s, vx, vy); break;
-    }
-}
+GGML_VEC_DOT_X4(q6_K_q8_K) // ggml_vec_dot_q6_K_q8_K_x4
 
 #if defined (__AVX__) || defined (__AVX2__)
 static const int8_t keven_signs_q2xs[1024] = {
