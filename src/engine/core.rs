@@ -857,6 +857,45 @@ mod tests {
         (carry, head, draft)
     }
 
+    /// The head's update of a batch with no output row (the drafter's `process`, which llama.cpp
+    /// builds as a K/V-only graph under patch 0005) stores the K and V rows that the head's whole
+    /// graph stores for the same input: a token processed after the prompt leaves the head's
+    /// cache byte for byte as drafting from that token does (which runs the whole layer and the
+    /// LM head), both under the reference kernels as in an episode.
+    #[test]
+    fn the_heads_kv_only_update_stores_what_its_whole_graph_stores() {
+        let gguf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
+        let model = Model::load(&gguf, &ModelOptions::default()).expect("the stand-in loads");
+        let options =
+            EngineOptions { ctx: 2048, threads: Some(2), speculate: Speculate::Mtp, ..EngineOptions::default() };
+        let prompt = Prompt::default().shared_prefix();
+        let head_state = |core: &mut Core<'_>| {
+            let Context::Mtp(m) = &mut core.ctx else { panic!("the MTP head drafts on this context") };
+            seq_state_bytes(m.draft_context_mut(), 0).expect("the head's state")
+        };
+
+        let mut processed = Core::new(&model, options.clone(), 1).expect("a context with the head");
+        let p = processed.begin(0, &prompt, false).expect("the prompt decoded");
+        let (n, next) = (p.tokens.len(), p.tokens[1]);
+        let after_prompt = head_state(&mut processed);
+        processed.decode_chunk(0, n, &[next], BatchKind::Generated).expect("one generated token");
+        let processed = head_state(&mut processed);
+        assert!(processed.len() > after_prompt.len(), "the update stored the token's row");
+
+        let mut drafted = Core::new(&model, options, 1).expect("a context with the head");
+        drafted.begin(0, &prompt, false).expect("the prompt decoded");
+        use_reference_kernels(BatchKind::Generated);
+        let Context::Mtp(m) = &mut drafted.ctx else { panic!("the MTP head drafts on this context") };
+        let draft = m.draft(n as i32, next, &p.tokens).expect("a draft");
+        assert!(!draft.is_empty(), "the head drafted");
+        // The draft's first row is the same input at the same position; its later rows go.
+        m.draft_context_mut().clear_kv_cache_seq(Some(0), Some(n as u32 + 1), None).expect("the later rows dropped");
+        let drafted = head_state(&mut drafted);
+        assert_eq!(processed.len(), drafted.len());
+        let first = processed.iter().zip(&drafted).position(|(a, b)| a != b);
+        assert!(first.is_none(), "the head's cache differs from byte {first:?} of {}", drafted.len());
+    }
+
     /// A prompt restored from disk or from the in-memory snapshot with the MTP head drafting (the
     /// stand-in's trained head) leaves the head exactly as decoding it does: the same carried
     /// hidden row (not the drafter's fresh zeros), the same draft context state, and so the same
