@@ -847,12 +847,18 @@ mod tests {
     use crate::engine::ModelOptions;
     use crate::prompt::Prompt;
 
+    /// The head's draft context state of sequence 0 (its KV cells).
+    fn head_state(core: &mut Core<'_>) -> Vec<u8> {
+        let Context::Mtp(m) = &mut core.ctx else { panic!("the MTP head drafts on this context") };
+        seq_state_bytes(m.draft_context_mut(), 0).expect("the head's state")
+    }
+
     /// The carried hidden row and the head's draft context state, and the head's first draft
     /// after the prompt (the one that reads that row).
     fn head_after_prompt(core: &mut Core<'_>, prompt: &[LlamaToken]) -> (Vec<u8>, Vec<u8>, Vec<LlamaToken>) {
         let Context::Mtp(m) = &mut core.ctx else { panic!("the MTP head drafts on this context") };
         let carry = m.carried_state().expect("the drafter's carried row");
-        let head = seq_state_bytes(m.draft_context_mut(), 0).expect("the head's state");
+        let head = head_state(core);
         let draft = core.mtp_draft(prompt.len(), prompt[1], prompt, 4).expect("a draft");
         (carry, head, draft)
     }
@@ -869,10 +875,6 @@ mod tests {
         let options =
             EngineOptions { ctx: 2048, threads: Some(2), speculate: Speculate::Mtp, ..EngineOptions::default() };
         let prompt = Prompt::default().shared_prefix();
-        let head_state = |core: &mut Core<'_>| {
-            let Context::Mtp(m) = &mut core.ctx else { panic!("the MTP head drafts on this context") };
-            seq_state_bytes(m.draft_context_mut(), 0).expect("the head's state")
-        };
 
         let mut processed = Core::new(&model, options.clone(), 1).expect("a context with the head");
         let p = processed.begin(0, &prompt, false).expect("the prompt decoded");
