@@ -61,7 +61,6 @@ pub mod printable;
 pub mod prompt;
 pub mod protocol;
 pub mod pull;
-pub mod regular_file;
 pub mod remote;
 pub mod secret;
 pub mod serve;
@@ -72,5 +71,6 @@ pub mod vote;
 
 /// Output files written whole or not at all (shared with the converter).
 pub use sqale_convert::atomic;
+pub use sqale_convert::regular_file;
 
 pub use agent::{Agent, EndedBy, Episode, Settings};

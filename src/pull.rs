@@ -291,7 +291,8 @@ fn shard_names(index: Option<&Path>) -> Result<Vec<String>, PullError> {
     let Some(index) = index else {
         return Ok(vec!["model.safetensors".into()]);
     };
-    let text = std::fs::read_to_string(index).map_err(|e| PullError::Io { path: index.to_path_buf(), source: e })?;
+    let text = crate::regular_file::read_text_at_most(index, MAX_JSON_BYTES)
+        .map_err(|e| PullError::Io { path: index.to_path_buf(), source: e })?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| PullError::Registry(format!("{}: {e}", index.display())))?;
     let mut names: Vec<String> = v["weight_map"]
@@ -385,9 +386,12 @@ pub struct Manifest {
     pub sqale_version: String,
 }
 
+/// The largest JSON file of a checkpoint read (a shard index, a manifest).
+const MAX_JSON_BYTES: u64 = 64 << 20;
+
 /// SHA-256 of a file, hex, streaming.
 pub fn sha256_file(path: &Path) -> Result<String, PullError> {
-    let mut f = std::fs::File::open(path).map_err(|e| PullError::Io { path: path.to_path_buf(), source: e })?;
+    let mut f = crate::regular_file::open(path).map_err(|e| PullError::Io { path: path.to_path_buf(), source: e })?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -405,11 +409,12 @@ pub fn sha256_file(path: &Path) -> Result<String, PullError> {
 pub fn has_mtp_head(snapshot: &Path) -> bool {
     let names = |path: &Path| -> Option<Vec<String>> {
         if path.extension().is_some_and(|x| x == "json") {
-            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            let v: serde_json::Value =
+                serde_json::from_slice(&crate::regular_file::read_at_most(path, MAX_JSON_BYTES).ok()?).ok()?;
             return Some(v["weight_map"].as_object()?.keys().cloned().collect());
         }
         // A single shard: its JSON header.
-        let mut f = std::fs::File::open(path).ok()?;
+        let mut f = crate::regular_file::open(path).ok()?;
         let mut len = [0u8; 8];
         f.read_exact(&mut len).ok()?;
         let mut header = vec![0u8; usize::try_from(u64::from_le_bytes(len)).ok()?.min(100 << 20)];

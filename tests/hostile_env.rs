@@ -389,3 +389,91 @@ fn bench_worker_overhead_on_ordinary_calls() {
         (worker_sum - inline_sum) / items as f64
     );
 }
+
+/// A database whose schema alone would flood a context: a table named with 500,000 characters,
+/// a table of 1,500 columns, 3,000 tables, and a table with 800 foreign keys.
+fn huge_schema_db(dir: &Path) -> PathBuf {
+    let path = dir.join("huge-schema.sqlite");
+    let conn = rusqlite::Connection::open(&path).expect("create db");
+    let long_name = "n".repeat(500_000);
+    let wide: Vec<String> = (0..1500).map(|i| format!("column_number_{i:04} INTEGER")).collect();
+    let keys: Vec<String> = (0..800).map(|i| format!("ref_{i:03} INTEGER REFERENCES target(id)")).collect();
+    let mut sql = format!(
+        "BEGIN; CREATE TABLE \"{long_name}\" (id INTEGER PRIMARY KEY);
+         CREATE TABLE wide ({}); INSERT INTO wide (column_number_0000) VALUES (1);
+         CREATE TABLE target (id INTEGER PRIMARY KEY);
+         CREATE TABLE many_keys (id INTEGER PRIMARY KEY, {});",
+        wide.join(", "),
+        keys.join(", ")
+    );
+    for i in 0..3000 {
+        sql.push_str(&format!("CREATE TABLE filler_table_number_{i:04} (id INTEGER PRIMARY KEY);"));
+    }
+    sql.push_str("COMMIT;");
+    conn.execute_batch(&sql).expect("populate db");
+    drop(conn);
+    path
+}
+
+#[test]
+fn every_tool_result_is_capped_schema_tools_and_headers_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = huge_schema_db(dir.path());
+    let limits = Limits::default();
+    let max = limits.max_result_chars;
+    let mut env = Environment::with_limits(&db, limits).unwrap();
+    let calls = [
+        ("list_tables", json!({})),
+        ("describe_table", json!({"table_name": "wide"})),
+        ("describe_table", json!({"table_name": "many_keys"})),
+        ("foreign_keys", json!({"table_name": "target"})),
+        ("foreign_keys", json!({"table_name": "many_keys"})),
+        ("sample_rows", json!({"table_name": "wide", "limit": 1})),
+        ("sample_rows", json!({"table_name": "wide", "limit": 3})),
+        ("run_query", json!({"sql": "SELECT * FROM wide LIMIT 0"})),
+        ("distinct_values", json!({"table_name": "wide", "column_name": "nope"})),
+        ("join_path", json!({"table_a": "many_keys", "table_b": "target"})),
+    ];
+    for (tool, args) in calls {
+        let r = env.call(tool, &args);
+        let chars = r.result.chars().count();
+        // The allowance, and the one line that states the cut.
+        assert!(chars <= max + 80, "{tool} {args}: {chars} characters");
+        if tool != "join_path" {
+            assert!(
+                r.result.contains("[output cut at 6000 characters"),
+                "{tool} {args}: no cut stated:\n{}",
+                &r.result[..200]
+            );
+        }
+    }
+    // The one long name is cut in the listing, and the listing still counts every table.
+    let r = env.call("list_tables", &json!({}));
+    assert!(r.result.starts_with("3004 tables: "), "{}", &r.result[..100]);
+    assert!(r.result.contains("…[+499800 chars]"), "the long name is not cut in:\n{}", &r.result[..400]);
+}
+
+#[test]
+fn a_damaged_or_changing_database_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = DELETE; PRAGMA page_size = 1024;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+         INSERT INTO t SELECT i, printf('%.100c', 'x') FROM n;",
+    )
+    .unwrap();
+    drop(conn);
+    // Overwrite the middle of the table's b-tree, as a writer caught half-way would leave it.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2 / 1024 * 1024;
+    bytes[middle..middle + 1024].fill(0xa5);
+    std::fs::write(&path, &bytes).unwrap();
+    let mut env = Environment::open(&path).unwrap();
+    let r = env.call("run_query", &json!({"sql": "SELECT count(*), sum(length(v)) FROM t"}));
+    assert!(!r.ok, "{}", r.result);
+    assert!(r.result.contains("malformed"), "{}", r.result);
+    assert!(r.result.contains("changed while it was read") && r.result.contains(".backup"), "{}", r.result);
+}

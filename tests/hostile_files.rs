@@ -320,3 +320,182 @@ fn a_later_unpack_removes_stale_staging_folders_and_only_those() {
     assert!(live.exists() && other.exists(), "a live process's, and what is not sqale's, are kept");
     assert_eq!(debris(&models), [live.file_name().unwrap().to_string_lossy()], "and nothing else is left");
 }
+
+/// The stand-in: a small model that answers, for the commands that play episodes.
+fn standin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf")
+}
+
+/// Runs `cmd`, killing it after 30 s; its status code and stderr.
+fn run_bounded(mut cmd: Command) -> (Option<i32>, String) {
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).stdin(Stdio::null()).spawn().unwrap();
+    let mut err = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
+        s
+    });
+    let status = wait_or_kill(&mut child, 600);
+    err.push_str(&reader.join().unwrap());
+    (status.and_then(|s| s.code()), err)
+}
+
+#[test]
+fn every_file_read_is_a_regular_file_and_a_bad_one_is_named_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let (w, cache) = (work.path(), work.path().join("cache"));
+    let fifo = w.join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let folder = w.join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/eval-fixture.jsonl");
+    let bads: [(&Path, &str); 3] = [
+        (Path::new("/dev/zero"), "is a character device"),
+        (&fifo, "is a named pipe (FIFO)"),
+        (&folder, "is a directory"),
+    ];
+    for (i, (bad, says)) in bads.into_iter().enumerate() {
+        // A results folder whose episodes.jsonl is a link to it.
+        let results = w.join(format!("results-{i}"));
+        std::fs::create_dir(&results).unwrap();
+        std::os::unix::fs::symlink(bad, results.join("episodes.jsonl")).unwrap();
+        let (model, unused) = (standin(), w.join("unused"));
+        let commands: Vec<(&str, Vec<&dyn AsRef<std::ffi::OsStr>>)> = vec![
+            ("play", vec![&"play", &bad]),
+            ("--prompt-from", vec![&"ask", &"--model", &model, &"--prompt-from", &bad, &"How many orders?"]),
+            (
+                "--api-key-file",
+                vec![&"serve", &"--model", &model, &"--listen", &"127.0.0.1:0", &"--api-key-file", &bad],
+            ),
+            (
+                "--server-api-key-file",
+                vec![&"ask", &"--server", &"http://127.0.0.1:9", &"--server-api-key-file", &bad, &"How many orders?"],
+            ),
+            ("eval -o", vec![&"eval", &"--bench", &bench, &"-m", &model, &"--limit", &"1", &"-o", &results]),
+            ("eval --bench", vec![&"eval", &"--bench", &bad, &"-m", &model, &"-o", &unused]),
+        ];
+        for (what, args) in commands {
+            let (code, err) = run_bounded(sqale_cmd(&cache, &args));
+            assert_eq!(code, Some(2), "{what} with {}: never ended, or: {err}", bad.display());
+            assert!(err.contains(says) || (what == "eval --bench" && err.contains("not a benchmark")), "{what}: {err}");
+            assert!(!err.contains("panicked") && !err.contains("memory allocation"), "{what}: {err}");
+        }
+    }
+}
+
+/// A manifest of one question with `line` as its line, in `dir`.
+fn manifest(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    p
+}
+
+fn question(id: &str, db: &str, q: &str) -> String {
+    serde_json::json!({"id": id, "db": db, "question": q, "gold_sql": "SELECT COUNT(*) FROM orders"}).to_string()
+}
+
+#[test]
+fn a_manifest_with_a_bad_database_a_repeated_id_or_an_empty_question_is_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let (w, cache) = (work.path(), work.path().join("cache"));
+    let fifo = w.join("pipe.sqlite");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::create_dir(w.join("folder.sqlite")).unwrap();
+    let model = standin();
+    let cases = [
+        (vec![question("q1", "missing.sqlite", "How many orders?")], "missing.sqlite, cannot be read"),
+        (vec![question("q1", "folder.sqlite", "How many orders?")], "is a directory, not a SQLite file"),
+        (vec![question("q1", "/dev/zero", "How many orders?")], "is a character device, not a SQLite file"),
+        (vec![question("q1", "pipe.sqlite", "How many orders?")], "is a named pipe (FIFO), not a SQLite file"),
+        (
+            vec![question("q1", "demo", "How many orders?"), question("q1", "demo", "How many customers?")],
+            "questions 1 and 2 both have the id \"q1\"",
+        ),
+        (vec![question("q1", "demo", "  ")], "question \"q1\" is empty"),
+    ];
+    for (i, (lines, says)) in cases.into_iter().enumerate() {
+        let bench = manifest(w, &format!("m{i}.jsonl"), &lines);
+        let out = w.join(format!("out-{i}"));
+        let (code, err) = run_bounded(sqale_cmd(&cache, &[&"eval", &"--bench", &bench, &"-m", &model, &"-o", &out]));
+        assert_eq!(code, Some(2), "{says}: {err}");
+        assert!(err.contains(says), "expected {says:?} in: {err}");
+        assert!(!out.join("episodes.jsonl").exists(), "nothing played: {says}");
+    }
+}
+
+#[test]
+fn eval_names_its_progress_and_reads_a_manifest_with_a_byte_order_mark() {
+    let work = tempfile::tempdir().unwrap();
+    let (w, cache) = (work.path(), work.path().join("cache"));
+    // An id that would set the window title and start a new line in the progress.
+    let id = "q\u{1b}]0;PWNED\u{7}\nforged: right";
+    let bench = w.join("bom.jsonl");
+    std::fs::write(&bench, format!("\u{feff}{}\n", question(id, "demo", "How many orders are there?"))).unwrap();
+    let out = w.join("out");
+    let res = sqale_cmd(&cache, &[&"eval", &"--bench", &bench, &"-m", &standin(), &"-t", &"2", &"-o", &out])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&res.stdout), String::from_utf8_lossy(&res.stderr));
+    assert_eq!(res.status.code(), Some(0), "{stderr}");
+    for (name, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "a raw escape on {name}:\n{text}");
+        assert!(!text.lines().any(|l| l.starts_with("forged")), "a line forged on {name}:\n{text}");
+    }
+    assert!(stderr.contains("episode 1/1 q\\u{1b}]0;PWNED\\u{7}\\nforged"), "{stderr}");
+}
+
+#[test]
+fn outputs_of_play_and_eval_that_name_an_input_are_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let (w, cache) = (work.path(), work.path().join("cache"));
+    let script = w.join("s.jsonl");
+    let line = serde_json::json!({"id": "p1", "db": "demo", "question": "How many orders?",
+        "completions": ["<think>\nx\n</think>\n{\"tool\": \"submit_sql\", \"args\": {\"sql\": \"SELECT 1\"}}"]});
+    std::fs::write(&script, format!("{line}\n")).unwrap();
+    let before = std::fs::read(&script).unwrap();
+    let err = refused(&sqale(&cache, &[&"play", &script, &"--out", &script]));
+    assert!(err.contains("is the script") && err.contains("Write the output to another file"), "{err}");
+    std::os::unix::fs::symlink(&script, w.join("link.jsonl")).unwrap();
+    let err = refused(&sqale(&cache, &[&"play", &script, &"--out", &w.join("link.jsonl")]));
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read(&script).unwrap(), before, "the script is kept");
+    // It plays into another file.
+    let ok = sqale(&cache, &[&"play", &script, &"--out", &w.join("played.jsonl")]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+
+    // eval score whose predictions are the results folder's own episodes.jsonl.
+    let results = w.join("results");
+    std::fs::create_dir(&results).unwrap();
+    let preds = results.join("episodes.jsonl");
+    std::fs::write(&preds, "{\"id\": \"f1\", \"sql\": \"SELECT 1\"}\n").unwrap();
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/eval-fixture.jsonl");
+    let err =
+        refused(&sqale(&cache, &[&"eval", &"score", &"--bench", &bench, &"--predictions", &preds, &"-o", &results]));
+    assert!(err.contains("is the predictions"), "{err}");
+    // eval -o naming a file, and a merge into one of its inputs.
+    let err = refused(&sqale(&cache, &[&"eval", &"--bench", &bench, &"-m", &standin(), &"-o", &script]));
+    assert!(err.contains("is a regular file, not a folder: -o takes a results folder"), "{err}");
+    let err = refused(&sqale(&cache, &[&"eval", &"merge", &results, &w.join("other"), &"-o", &results]));
+    assert!(err.contains("is also a folder being merged"), "{err}");
+}
+
+#[test]
+fn a_read_only_cache_still_gets_the_demo_database() {
+    let work = tempfile::tempdir().unwrap();
+    // A cache under a regular file cannot be created, whoever runs the test (root included).
+    let file = work.path().join("not-a-folder");
+    std::fs::write(&file, b"x").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["tools", r#"{"tool": "list_tables", "args": {}}"#])
+        .env("XDG_CACHE_HOME", file.join("cache"))
+        .env("TMPDIR", work.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("suppliers"), "{stdout}");
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    assert!(work.path().join(format!("sqale-{uid}")).is_dir(), "the private fallback folder");
+}

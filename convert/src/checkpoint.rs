@@ -63,7 +63,8 @@ pub struct Checkpoint {
 }
 
 fn read_json(path: &Path) -> Result<Value, ConvertError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConvertError::Io { path: path.to_path_buf(), source: e })?;
+    let text = crate::regular_file::read_text_at_most(path, crate::regular_file::MAX_CONFIG_BYTES)
+        .map_err(|e| ConvertError::Io { path: path.to_path_buf(), source: e })?;
     serde_json::from_str(&text).map_err(|e| ConvertError::BadJson { path: path.to_path_buf(), reason: e.to_string() })
 }
 
@@ -97,7 +98,8 @@ impl Checkpoint {
         let mut shards = Vec::new();
         let mut tensors = BTreeMap::new();
         for (i, path) in shard_files.iter().enumerate() {
-            let file = std::fs::File::open(path).map_err(|e| ConvertError::Io { path: path.clone(), source: e })?;
+            let file =
+                crate::regular_file::open(path).map_err(|e| ConvertError::Io { path: path.clone(), source: e })?;
             // SAFETY: the file is only read; a concurrent writer would be a user error that at
             // worst garbles the output, which the shape checks and tests would catch.
             let mmap = unsafe { Mmap::map(&file) }.map_err(|e| ConvertError::Io { path: path.clone(), source: e })?;
@@ -131,7 +133,8 @@ impl Checkpoint {
             let jinja = dir.join("chat_template.jinja");
             if jinja.is_file() {
                 chat_template = Some(
-                    std::fs::read_to_string(&jinja).map_err(|e| ConvertError::Io { path: jinja.clone(), source: e })?,
+                    crate::regular_file::read_text_at_most(&jinja, crate::regular_file::MAX_CONFIG_BYTES)
+                        .map_err(|e| ConvertError::Io { path: jinja.clone(), source: e })?,
                 );
             }
         }

@@ -137,7 +137,7 @@ impl Imatrix {
             _ => return Err(invalid(format!("{KEY_DATASETS} (an array of strings) is missing"))),
         };
         let mut file =
-            std::fs::File::open(path).map_err(|e| ImatrixError::Io { path: path.to_path_buf(), source: e })?;
+            crate::regular_file::open(path).map_err(|e| ImatrixError::Io { path: path.to_path_buf(), source: e })?;
         let mut floats = |t: &gguf::TensorHeader| -> Result<Vec<f32>, ImatrixError> {
             if t.ty != GgmlType::F32.id() {
                 return Err(invalid(format!("{} is {}, not f32", t.name, t.type_name())));

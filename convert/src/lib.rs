@@ -14,6 +14,7 @@ pub mod mix;
 pub mod mtp;
 pub mod quantize;
 pub mod qwen35;
+pub mod regular_file;
 pub mod synth;
 pub mod tokenizer;
 
@@ -314,7 +315,7 @@ fn stream_convert(bytes: &[u8], dtype: Dtype, ty: GgmlType, w: &mut dyn Write) -
 
 /// Reads `README.md`'s YAML front matter for a key (`license: apache-2.0`).
 fn front_matter(dir: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("README.md")).ok()?;
+    let text = regular_file::read_text_at_most(&dir.join("README.md"), regular_file::MAX_CONFIG_BYTES).ok()?;
     let body = text.strip_prefix("---")?;
     let end = body.find("\n---")?;
     body[..end].lines().find_map(|l| {

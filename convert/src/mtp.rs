@@ -282,7 +282,7 @@ fn from_gguf(ck: &Checkpoint, h: &Hparams, from: &Path, out: GgmlType) -> Result
     {
         return Err(err(format!("its MTP block has a tensor sqale does not graft: {}", extra.name)));
     }
-    let file = std::fs::File::open(from).map_err(|e| ConvertError::Io { path: from.to_path_buf(), source: e })?;
+    let file = crate::regular_file::open(from).map_err(|e| ConvertError::Io { path: from.to_path_buf(), source: e })?;
     // SAFETY: read-only mapping of a file whose header was just validated (every tensor lies
     // inside it); a concurrent writer would be a user error.
     let mmap = unsafe { Mmap::map(&file) }.map_err(|e| ConvertError::Io { path: from.to_path_buf(), source: e })?;

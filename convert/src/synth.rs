@@ -288,7 +288,8 @@ pub fn write_checkpoint(
     }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let tok_path = tokenizer_dir.join("tokenizer.json");
-    let tok_text = std::fs::read_to_string(&tok_path).map_err(io(&tok_path))?;
+    let tok_text = crate::regular_file::read_text_at_most(&tok_path, crate::regular_file::MAX_CONFIG_BYTES)
+        .map_err(io(&tok_path))?;
     let tok: Value = serde_json::from_str(&tok_text)
         .map_err(|e| ConvertError::BadJson { path: tok_path.clone(), reason: e.to_string() })?;
     let max_id =
@@ -320,7 +321,7 @@ pub fn write_checkpoint(
     crate::atomic::write(dir.join("tokenizer.json"), &tok_text).map_err(io(dir))?;
     let tc_src = tokenizer_dir.join("tokenizer_config.json");
     let tc = if tc_src.is_file() {
-        std::fs::read_to_string(&tc_src).map_err(io(&tc_src))?
+        crate::regular_file::read_text_at_most(&tc_src, crate::regular_file::MAX_CONFIG_BYTES).map_err(io(&tc_src))?
     } else {
         serde_json::to_string_pretty(&json!({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "add_bos_token": false,
             "chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}"})).unwrap_or_default()

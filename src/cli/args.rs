@@ -249,7 +249,9 @@ impl ServerArgs {
             key,
             timeout: std::time::Duration::from_secs_f64(self.server_timeout),
             tokenizer: self.tokenizer.clone(),
-            on_event: Some(std::sync::Arc::new(|e: &sqale::remote::PoolEvent| eprintln!("sqale: {e}"))),
+            on_event: Some(std::sync::Arc::new(|e: &sqale::remote::PoolEvent| {
+                eprintln!("sqale: {}", sqale::printable::escape_controls(&e.to_string()))
+            })),
             ..Default::default()
         })
     }

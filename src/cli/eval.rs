@@ -76,11 +76,30 @@ fn study(args: RunArgs) -> anyhow::Result<()> {
         .bench
         .as_deref()
         .context("--bench is required (a JSONL manifest, a BIRD folder, an EHRSQL file or sqale)")?;
+    check_outputs(&args.out, bench, &args.models.iter().chain(&args.reference).collect::<Vec<_>>(), None)?;
     let mut progress = progress::Progress::new(args.json);
     let study = Study::new(args.spec()?, &mut |e| progress.show(e)).map_err(cause_first)?;
     let questions = load(bench, args.limit, args.shard, &args.phrasing, args.json)?;
     let reports = study.run(questions, &mut |e| progress.show(e)).map_err(cause_first)?;
     print(&reports, &args.out, args.json)
+}
+
+/// Refuses a results folder `out` whose files would replace one of the command's inputs: the
+/// benchmark `bench` (a file, or a BIRD folder's `dev.json`), the `models`, the `predictions`.
+fn check_outputs(
+    out: &Path,
+    bench: &str,
+    models: &[&std::path::PathBuf],
+    predictions: Option<&Path>,
+) -> anyhow::Result<()> {
+    use sqale::atomic::Input;
+    let bench = Path::new(bench);
+    let dev_json = bench.join("dev.json");
+    let bench_file = if bench.is_dir() { dev_json.as_path() } else { bench };
+    let mut inputs = vec![Input::file("the benchmark", bench_file)];
+    inputs.extend(models.iter().map(|m| Input::file("a model", m)));
+    inputs.extend(predictions.map(|p| Input::file("the predictions", p)));
+    Ok(ResultsDir::new(out).check_outputs(&inputs)?)
 }
 
 /// The study's error, with an engine's, a server pool's or a divergence folder's error itself on
@@ -101,6 +120,7 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
 
 fn score(args: ScoreArgs) -> anyhow::Result<()> {
     let questions = load(&args.bench, None, None, &args.phrasing, args.json)?;
+    check_outputs(&args.out, &args.bench, &[], Some(&args.predictions))?;
     let preds = predictions::read(&args.predictions)?;
     let out = ResultsDir::create(&args.out)?;
     let records = predictions::score_all(&args.label, &questions, &preds, &super::limits(args.sql_timeout)?);
@@ -113,7 +133,8 @@ fn print(reports: &Reports, out: &Path, json: bool) -> anyhow::Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(&reports.summary)?);
     } else {
-        println!("{}\nresults in {}", reports.markdown, out.display());
+        let text = format!("{}\nresults in {}", reports.markdown, out.display());
+        println!("{}", sqale::printable::escape_controls(&text));
     }
     Ok(())
 }

@@ -71,15 +71,15 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
     let b = &info.build;
-    println!("sqale {}  target {}  backends {}", b.version, b.target, b.backends.join(","));
-    println!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", b.cpu_features.join(","), b.cpu_kernels);
-    println!("llama.cpp CPU kernels in use: {}", info.llama_cpu_kernels.join(", "));
+    say(format!("sqale {}  target {}  backends {}", b.version, b.target, b.backends.join(",")));
+    say(format!("CPU features compiled in: {} (llama.cpp's CPU kernels: {})", b.cpu_features.join(","), b.cpu_kernels));
+    say(format!("llama.cpp CPU kernels in use: {}", info.llama_cpu_kernels.join(", ")));
     match &info.batch_variance {
-        None => println!("batch-invariant kernels: yes (speculation is exact: --speculate auto drafts)"),
-        Some(why) => println!("batch-invariant kernels: no, {why} (--speculate auto decodes plainly)"),
+        None => say("batch-invariant kernels: yes (speculation is exact: --speculate auto drafts)"),
+        Some(why) => say(format!("batch-invariant kernels: no, {why} (--speculate auto decodes plainly)")),
     }
-    println!("kernels for prompt text (prefill): {}", info.kernels.prefill);
-    println!("kernels for generated tokens (decoding, verify batches): {}", info.kernels.generated);
+    say(format!("kernels for prompt text (prefill): {}", info.kernels.prefill));
+    say(format!("kernels for generated tokens (decoding, verify batches): {}", info.kernels.generated));
     let var = sqale::engine::REPACK_VAR;
     let repack = match info.repack_weights {
         sqale::engine::RepackPolicy::None => format!("no ({var}=0)"),
@@ -99,15 +99,15 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
              K-quant kernel's AVX-512 VNNI path takes K-quants; {var}=0|1 for none or all)"
         ),
     };
-    println!("repacked weights: {repack}");
+    say(format!("repacked weights: {repack}"));
     if info.tiled_kernel && !info.kernels_per_batch {
-        println!(
+        say(format!(
             "tiled K-quant kernel: on (batches of {}+ rows of K-quant weights: fast prefill; drafts stop at {} on \
              such models; --exact or {}=0 makes every batch exact: docs/speculative-decoding.md, \"Exactness\")",
             sqale::engine::TILED_MIN_ROWS,
             sqale::engine::TILED_MIN_ROWS - 2,
             sqale::engine::TILED_MM_VAR
-        );
+        ));
     }
     let exact = match info.exactness {
         sqale::engine::Exactness::AnyBatch => "in any batch (drafting, --parallel and serve play the lone episodes)",
@@ -116,19 +116,19 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         }
         sqale::engine::Exactness::No => "no (a token's logits depend on its batch here)",
     };
-    println!("exact decoding: {exact}");
-    println!("KV cache: {} by default (--kv-type f16|f32; f32 doubles its memory)", info.kv_type);
+    say(format!("exact decoding: {exact}"));
+    say(format!("KV cache: {} by default (--kv-type f16|f32; f32 doubles its memory)", info.kv_type));
     let t = &info.threading;
     let policy = match t.policy_from {
         Some(from) => format!(", {} (from {from})", t.wait_settings()),
         None => String::new(),
     };
-    println!(
+    say(format!(
         "default threads: {} ({}{policy}; see docs/backends.md, \"A busy machine\")",
         info.threads_default, t.pool
-    );
+    ));
     for d in &info.devices {
-        println!(
+        say(format!(
             "device {}: {} ({}, {}) {:.1} GiB total, {:.1} GiB free",
             d.index,
             d.name,
@@ -136,39 +136,39 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             d.backend,
             gib(d.memory_total as u64),
             gib(d.memory_free as u64)
-        );
+        ));
     }
     if let Some(m) = &info.memory {
-        println!("memory: {:.1} GiB total, {:.1} GiB available", gib(m.total), gib(m.available));
+        say(format!("memory: {:.1} GiB total, {:.1} GiB available", gib(m.total), gib(m.available)));
     }
     if let Some(m) = &info.model {
-        println!(
+        say(format!(
             "model {} ({}, {} layers: {} full attention, {} recurrent)",
             m.model, m.architecture, m.layers, m.full_attention_layers, m.recurrent_layers
-        );
-        println!("  weights           {:>8.2} GiB", gib(m.weights_bytes));
+        ));
+        say(format!("  weights           {:>8.2} GiB", gib(m.weights_bytes)));
         if !mix.is_empty() {
-            println!("  tensor types      {}", sqale_convert::mix::mix_text(&mix));
+            say(format!("  tensor types      {}", sqale_convert::mix::mix_text(&mix)));
         }
         if let Some(f) = &fallback {
-            println!("  fallback          {}", f.sentence());
+            say(format!("  fallback          {}", f.sentence()));
         }
-        println!(
+        say(format!(
             "  KV cache @ {}  {:>8.2} GiB ({}, full-attention layers only)",
             m.ctx,
             gib(m.kv_cache_bytes),
             m.kv_cache_type
-        );
-        println!("  recurrent state   {:>8.3} GiB", gib(m.recurrent_state_bytes));
+        ));
+        say(format!("  recurrent state   {:>8.3} GiB", gib(m.recurrent_state_bytes)));
         let fits = match m.fits_in_available_memory {
             Some(true) => ": fits",
             Some(false) => ": does NOT fit the available memory",
             None => "",
         };
-        println!(
+        say(format!(
             "  total             {:>8.2} GiB, plus llama.cpp's compute buffer and, on CPU, repacked copies of\n                    Q4_0/Q4_K/IQ4_NL weights (see --verbose){fits}",
             gib(m.total_bytes)
-        );
+        ));
     }
     if !types.is_empty() {
         print_types(&types, args.ctx);
@@ -200,6 +200,12 @@ fn print_types(types: &[sqale::memory::TypeMemory], ctx: u32) {
             c.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
-    println!("memory per type (weights as llama.cpp's quantiser plans them, plus the KV cache and recurrent state):");
-    println!("{table}");
+    say("memory per type (weights as llama.cpp's quantiser plans them, plus the KV cache and recurrent state):");
+    say(table.to_string());
+}
+
+/// One line (or several) on stdout for people, escaped for the terminal: names and types come
+/// from the model file's metadata, which any file can set.
+fn say(text: impl AsRef<str>) {
+    println!("{}", sqale::printable::escape_controls(text.as_ref()));
 }

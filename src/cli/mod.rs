@@ -145,9 +145,7 @@ impl Command {
 fn db_or_demo(db: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match db {
         Some(p) => Ok(p),
-        None => {
-            sqale::demo::demo_db_path().map_err(|e| anyhow::anyhow!("cannot write the demo database to the cache: {e}"))
-        }
+        None => sqale::demo::demo_db_path().map_err(|e| anyhow::anyhow!("the demo database: {e}")),
     }
 }
 

@@ -5,7 +5,7 @@
 //! how expert episodes for training are written (scripts/), and how a prompt change is checked
 //! against a known conversation.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -29,6 +29,9 @@ pub struct PlayArgs {
     sql_timeout: f64,
 }
 
+/// The longest line of a script read: one episode's completions.
+const MAX_LINE_BYTES: usize = 64 << 20;
+
 /// One line of the script.
 #[derive(Deserialize)]
 struct Line {
@@ -43,19 +46,27 @@ struct Line {
 /// Plays every line of the script and writes the episodes, all or nothing. The scripted
 /// generator counts tokens as words, so only a token budget's edge can differ from a model's.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
-    let file = std::fs::File::open(&args.script).with_context(|| format!("cannot open {}", args.script.display()))?;
+    use sqale_convert::atomic::{check_output, Input};
+    if let Some(out) = &args.out {
+        check_output(out, "episodes.jsonl", &[Input::file("the script", &args.script)])?;
+    }
+    let lines = sqale::regular_file::lines_at_most(&args.script, MAX_LINE_BYTES)
+        .with_context(|| format!("cannot read the script {}", args.script.display()))?;
     let base = args.script.parent().unwrap_or(Path::new(".")).to_path_buf();
     let settings = Settings { limits: super::limits(args.sql_timeout)?, ..Settings::default() };
     let mut played = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("reading {}", args.script.display()))?;
+    let mut databases = Vec::new();
+    for (n, line) in lines.enumerate() {
+        let line = line.with_context(|| format!("reading the script {}", args.script.display()))?;
+        let at = || format!("{} line {}", args.script.display(), n + 1);
+        let line = String::from_utf8(line).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", at()))?;
         if line.trim().is_empty() {
             continue;
         }
-        let at = || format!("{} line {}", args.script.display(), n + 1);
         let item: Line = serde_json::from_str(&line)
             .with_context(|| format!("{}: expected {{\"id\", \"db\", \"question\", \"completions\": [...]}}", at()))?;
         let db = if item.db == "demo" { super::db_or_demo(None)? } else { base.join(&item.db) };
+        databases.push(db.clone());
         let n_completions = item.completions.len();
         let mut agent = Agent::new(ScriptedGenerator::new(item.completions), settings.clone());
         let episode = agent
@@ -89,6 +100,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             }
         }
         Some(out) => {
+            let inputs: Vec<Input<'_>> = databases.iter().map(|d| Input::file("a database of the script", d)).collect();
+            check_output(out, "episodes.jsonl", &inputs)?;
             let mut text = played.join("\n");
             text.push('\n');
             let write = || -> std::io::Result<()> {

@@ -43,7 +43,7 @@ pub(super) fn print_notes(notes: Vec<PromptCacheError>) {
             PromptCacheError::Write { .. } => " (--no-prompt-cache turns the prompt cache off)",
             _ => "",
         };
-        eprintln!("sqale: {note}{hint}");
+        eprintln!("sqale: {}{hint}", sqale::printable::escape_controls(&note.to_string()));
     }
 }
 

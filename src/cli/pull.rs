@@ -75,7 +75,7 @@ pub fn run(args: PullArgs) -> anyhow::Result<()> {
     };
     let (gguf, _) = pull::pull(&entry, &ty, &options, &mut progress(args.json))?;
     if args.json {
-        let manifest = std::fs::read_to_string(gguf.with_extension("json"))?;
+        let manifest = sqale::regular_file::read_text_at_most(&gguf.with_extension("json"), 64 << 20)?;
         println!("{manifest}");
     } else {
         println!("{}", gguf.display());

@@ -97,6 +97,9 @@ pub struct DivergenceDir {
     root: PathBuf,
 }
 
+/// The largest `reference.json` read (a few hundred bytes).
+const MAX_INFO_BYTES: u64 = 1 << 20;
+
 impl DivergenceDir {
     /// The folder inside results folder `out` (not created).
     pub fn new(out: &Path) -> Self {
@@ -127,6 +130,18 @@ impl DivergenceDir {
         self.root.join("reference.json")
     }
 
+    /// Refuses the folder when a file it reads is there but is not a regular file (a link to a
+    /// device, a FIFO): the error names it.
+    pub fn check(&self) -> std::io::Result<()> {
+        [self.info_file(), self.transcripts(), self.records_file()]
+            .iter()
+            .try_for_each(|f| crate::regular_file::check_if_present(f))
+    }
+
+    fn read_info(&self) -> std::io::Result<Vec<u8>> {
+        crate::regular_file::read_at_most(&self.info_file(), MAX_INFO_BYTES)
+    }
+
     fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DivergenceError + '_ {
         move |source| DivergenceError::Store(super::store::StoreError::Io { path: path.to_path_buf(), source })
     }
@@ -136,9 +151,9 @@ impl DivergenceDir {
         let dir = DivergenceDir::new(out);
         let file = dir.info_file();
         std::fs::create_dir_all(dir.root.join("reference")).map_err(DivergenceDir::io(&dir.root))?;
-        match std::fs::read_to_string(&file) {
+        match dir.read_info() {
             Ok(text) => {
-                let theirs: Option<ReferenceInfo> = serde_json::from_str(&text).ok();
+                let theirs: Option<ReferenceInfo> = serde_json::from_slice(&text).ok();
                 if theirs.as_ref() != Some(info) {
                     return Err(DivergenceError::OtherReference {
                         folder: out.to_path_buf(),
@@ -158,7 +173,7 @@ impl DivergenceDir {
 
     /// The reference the folder measures against, if it has one.
     pub fn info(&self) -> Option<ReferenceInfo> {
-        serde_json::from_str(&std::fs::read_to_string(self.info_file()).ok()?).ok()
+        serde_json::from_slice(&self.read_info().ok()?).ok()
     }
 
     /// Every transcript, by question id (the last line of an id wins: a replayed episode).
@@ -211,7 +226,8 @@ pub fn merge(inputs: &[&Path], out: &Path) -> Result<(), DivergenceError> {
                 let from = d.reference_file(&t.id);
                 if from.is_file() {
                     let to = target.reference_file(&t.id);
-                    let bytes = std::fs::read(&from).map_err(DivergenceDir::io(&from))?;
+                    let bytes = crate::regular_file::read_at_most(&from, super::store::MAX_FILE_BYTES)
+                        .map_err(DivergenceDir::io(&from))?;
                     crate::atomic::write(&to, bytes).map_err(DivergenceDir::io(&to))?;
                 }
                 e.insert(t);

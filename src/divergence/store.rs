@@ -97,10 +97,14 @@ impl RefEpisode {
 
     /// Reads the file at `path`.
     pub fn read(path: &Path) -> Result<RefEpisode, StoreError> {
-        let b = std::fs::read(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
+        let b = crate::regular_file::read_at_most(path, MAX_FILE_BYTES)
+            .map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
         RefEpisode::from_bytes(&b).ok_or_else(|| StoreError::Corrupt(path.to_path_buf()))
     }
 }
+
+/// The largest reference file read: an episode of 16,384 tokens at top 64 is about 8 MiB.
+pub(crate) const MAX_FILE_BYTES: u64 = 1 << 30;
 
 struct Reader<'a> {
     b: &'a [u8],

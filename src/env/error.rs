@@ -150,6 +150,19 @@ pub enum ToolError {
     /// A value could not be read (text that is not UTF-8).
     #[error("{0}")]
     Value(#[from] rusqlite::types::FromSqlError),
+    /// SQLite read the file as damaged: it is, or (read as immutable, without locks) another
+    /// process wrote it while it was read.
+    #[error(
+        "{message} (if another process writes this database, it changed while it was read: sqale reads a database \
+         as immutable, without locks; ask over a copy, made with sqlite3 DB \".backup COPY\")"
+    )]
+    Corrupt {
+        /// SQLite's message.
+        message: String,
+        /// The error.
+        #[source]
+        source: rusqlite::Error,
+    },
     /// Any other SQLite error, with SQLite's own message.
     #[error("{message}")]
     Sqlite {

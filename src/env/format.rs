@@ -47,6 +47,31 @@ fn one_line(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// A tool result held to `max_chars` characters: the one rule every result passes through
+/// ([`super::Environment::call`]), whatever built it (a schema listing, a header of many columns,
+/// an error that lists names). A longer result is cut at its last line break in the second half
+/// of the allowance (else at the allowance itself), and the cut is stated with what was left out.
+pub(crate) fn cap(text: String, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text;
+    }
+    let end = text.char_indices().nth(max_chars).map_or(text.len(), |(i, _)| i);
+    let kept = &text[..end];
+    let kept = match kept.rfind('\n') {
+        Some(i) if kept[..i].chars().count() >= max_chars / 2 => &kept[..i],
+        _ => kept,
+    };
+    let dropped = total - kept.chars().count();
+    format!("{kept}\n[output cut at {max_chars} characters: {dropped} more characters not shown]")
+}
+
+/// A name (of a table, column, view) as a result shows it: cut at `max_chars` with the cut
+/// stated, like a cell, so that one absurd name cannot fill a result.
+pub(crate) fn name(name: &str, max_chars: usize) -> String {
+    one_line(name, max_chars)
+}
+
 /// Builds a result table: a header line, one line per row, and a closing line that states the
 /// row count and any truncation.
 pub(crate) struct TableText<'l> {
@@ -118,6 +143,21 @@ mod tests {
         assert_eq!(cell(ValueRef::Text(b"abcdef"), 3), "abc…[+3 chars]");
         assert_eq!(literal(ValueRef::Text(b"O'Brien"), 50), "'O''Brien'");
         assert_eq!(cell(ValueRef::Blob(&[1, 2, 3]), 10), "<blob 3 bytes>");
+    }
+
+    #[test]
+    fn every_result_is_capped_with_the_cut_stated() {
+        assert_eq!(cap("short".into(), 10), "short");
+        let long = "x".repeat(50);
+        let capped = cap(long, 10);
+        assert_eq!(capped, "xxxxxxxxxx\n[output cut at 10 characters: 40 more characters not shown]");
+        // At a line break when one falls in the second half of the allowance.
+        let lines = "aaaa\nbbbbbb\ncccccc".to_string();
+        assert_eq!(cap(lines, 14), "aaaa\nbbbbbb\n[output cut at 14 characters: 7 more characters not shown]");
+        // Characters, not bytes: no cut inside a character.
+        assert!(cap("é".repeat(20), 5).starts_with("ééééé\n[output cut"));
+        assert_eq!(name("orders", 10), "orders");
+        assert_eq!(name(&"t".repeat(30), 10), "tttttttttt…[+20 chars]");
     }
 
     #[test]

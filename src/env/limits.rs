@@ -10,9 +10,11 @@ pub struct Limits {
     pub timeout: Duration,
     /// Rows shown by `run_query` and `submit_sql`.
     pub max_rows: usize,
-    /// Characters shown of one cell; longer values are cut and the cut is stated.
+    /// Characters shown of one cell, and of one name in `list_tables`; longer values are cut and
+    /// the cut is stated.
     pub max_cell_chars: usize,
-    /// Characters of one tool result; rows past it are dropped and the drop is stated.
+    /// Characters of one tool result, whatever the tool: rows past it are dropped, and any other
+    /// result (a schema listing, a wide header, an error listing names) is cut; the cut is stated.
     pub max_result_chars: usize,
     /// Largest `limit` honoured by `sample_rows`.
     pub max_sample_rows: usize,

@@ -103,8 +103,15 @@ impl Environment {
         &self.limits
     }
 
-    /// Runs one tool call. `args` is the call's `args` object (`Value::Null` when absent).
+    /// Runs one tool call. `args` is the call's `args` object (`Value::Null` when absent). Every
+    /// result, failed or not, is held to [`Limits::max_result_chars`] characters, the cut stated.
     pub fn call(&mut self, tool: &str, args: &Value) -> ToolResult {
+        let mut result = self.call_uncapped(tool, args);
+        result.result = format::cap(std::mem::take(&mut result.result), self.limits.max_result_chars);
+        result
+    }
+
+    fn call_uncapped(&mut self, tool: &str, args: &Value) -> ToolResult {
         let mut count = None;
         loop {
             let (tool, args, given) = (tool.to_string(), args.clone(), count.take());
@@ -382,6 +389,13 @@ impl Session {
             Some(ErrorCode::OperationInterrupted) => ToolError::TimedOut(self.limits.timeout),
             Some(ErrorCode::AuthorizationForStatementDenied) => ToolError::NotAllowed,
             Some(ErrorCode::OutOfMemory) => ToolError::OutOfMemory,
+            Some(ErrorCode::DatabaseCorrupt) => {
+                let message = match &e {
+                    rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+                    other => other.to_string(),
+                };
+                ToolError::Corrupt { message, source: e }
+            }
             _ => {
                 let message = match &e {
                     rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
@@ -410,8 +424,9 @@ impl Session {
 
     fn list_tables(&self) -> Result<String, ToolError> {
         let rels = self.relations()?;
-        let tables: Vec<&str> = rels.iter().filter(|r| !r.is_view).map(|r| r.name.as_str()).collect();
-        let views: Vec<&str> = rels.iter().filter(|r| r.is_view).map(|r| r.name.as_str()).collect();
+        let max = self.limits.max_cell_chars;
+        let tables: Vec<String> = rels.iter().filter(|r| !r.is_view).map(|r| format::name(&r.name, max)).collect();
+        let views: Vec<String> = rels.iter().filter(|r| r.is_view).map(|r| format::name(&r.name, max)).collect();
         let mut out = format!("{} tables: {}", tables.len(), tables.join(", "));
         if !views.is_empty() {
             out.push_str(&format!("\n{} views: {}", views.len(), views.join(", ")));

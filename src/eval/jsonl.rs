@@ -2,7 +2,7 @@
 //! `transcripts.jsonl` and `records.jsonl`. One value per line, appended with one write, so a
 //! kill leaves at most one partial line; reading skips lines that do not parse.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -12,16 +12,43 @@ use serde::Serialize;
 pub(crate) fn append<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let mut line = serde_json::to_string(value).map_err(std::io::Error::other)?;
     line.push('\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        // A FIFO put in the file's place fails at once instead of waiting for a reader.
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut f = options.open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        let kind = crate::regular_file::kind_of(&meta);
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is {kind}, not a regular file", path.display()),
+        ));
+    }
     f.write_all(line.as_bytes())?;
     f.flush()
 }
 
-/// Every value of `path`, in order, read as they are iterated; none when the file is missing. A
-/// line that does not parse (one cut by a kill) is skipped.
+/// The longest line read: one record, or one episode's transcript (its tokens and turns).
+pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Every value of `path`, in order, read as they are iterated; none when the file is missing or
+/// is not a regular file (never a FIFO's wait, nor a device's endless bytes: the folders'
+/// [`check_files`] refuses those with an error first). A line that does not parse (one cut by a
+/// kill) is skipped; reading stops at a line longer than [`MAX_LINE_BYTES`].
 pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> impl Iterator<Item = T> {
-    let lines = std::fs::File::open(path).ok().map(|f| std::io::BufReader::new(f).split(b'\n'));
+    let lines = crate::regular_file::lines_at_most(path, MAX_LINE_BYTES).ok();
     lines.into_iter().flatten().map_while(Result::ok).filter_map(|l| serde_json::from_slice(&l).ok())
+}
+
+/// Refuses a folder whose files named `names` are there but are not regular files (a link to
+/// `/dev/zero`, a FIFO, a folder): an error naming the file and what it is.
+pub(crate) fn check_files(dir: &Path, names: &[&str]) -> std::io::Result<()> {
+    names.iter().try_for_each(|name| crate::regular_file::check_if_present(&dir.join(name)))
 }
 
 /// `values` as the text of a whole JSON Lines file.
@@ -50,5 +77,10 @@ mod tests {
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"cut").unwrap();
         assert_eq!(read::<u32>(&path).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(lines(&[1u32, 2]).unwrap(), "1\n2\n");
+        let zero = dir.path().join("zero.jsonl");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert_eq!(read::<u32>(&zero).count(), 0, "a device is not read");
+        let e = check_files(dir.path(), &["x.jsonl", "zero.jsonl", "missing.jsonl"]).unwrap_err();
+        assert!(e.to_string().contains("zero.jsonl is a character device"), "{e}");
     }
 }

@@ -16,7 +16,6 @@
 //! style name.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -147,7 +146,7 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
 fn for_each_row(path: &Path, each: &mut dyn FnMut(&Path, Row) -> Result<(), SourceError>) -> Result<(), SourceError> {
     for file in parquet_files(path)? {
         let bad = |reason: String| SourceError::Format { path: file.clone(), line: 0, reason };
-        let f = File::open(&file).map_err(|e| SourceError::Io { path: file.clone(), source: e })?;
+        let f = crate::regular_file::open(&file).map_err(|e| SourceError::Io { path: file.clone(), source: e })?;
         let reader = SerializedFileReader::new(f).map_err(|e| bad(format!("not a readable parquet file: {e}")))?;
         let rows = reader.get_row_iter(None).map_err(|e| bad(e.to_string()))?;
         for row in rows {

@@ -43,8 +43,8 @@ struct Prediction {
 /// The predictions of a JSONL file, by question id ([`normalize_id`]: `7` and `"7"` are the same
 /// question). A later line for the same id replaces an earlier one; `"sql": null` is no answer.
 pub fn read(path: &Path) -> Result<HashMap<String, Option<String>>, PredictionsError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| PredictionsError::Io { path: path.to_path_buf(), source })?;
+    let text = crate::regular_file::read_text_at_most(path, super::source::MAX_BENCHMARK_BYTES)
+        .map_err(|source| PredictionsError::Io { path: path.to_path_buf(), source })?;
     let mut preds = HashMap::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let p: Prediction = serde_json::from_str(line).map_err(|source| PredictionsError::Line {

@@ -219,6 +219,20 @@ pub enum ResultsError {
     /// A folder given to merge has no `episodes.jsonl`.
     #[error("{0} has no episodes.jsonl: is it a results folder?")]
     NotResults(PathBuf),
+    /// The results folder's path names something that is not a folder.
+    #[error("{} is {kind}, not a folder: -o takes a results folder (new, or one to resume); name another path", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A file of the results folder would replace an input.
+    #[error("{0}")]
+    Output(#[source] Box<crate::atomic::OutputError>),
+    /// The merge's output folder is one of its inputs.
+    #[error("the output folder {} is also a folder being merged: write the merge to a new folder (-o)", .0.display())]
+    MergeIntoInput(PathBuf),
     /// A value could not be written as JSON.
     #[error("writing {path} as JSON: {source}")]
     Json {
@@ -229,6 +243,9 @@ pub enum ResultsError {
         source: serde_json::Error,
     },
 }
+
+/// The largest `models.json` read (a few hundred bytes a model).
+const MAX_MODELS_BYTES: u64 = 64 << 20;
 
 /// A results folder and the names of its files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,11 +274,49 @@ impl ResultsDir {
         ResultsDir { path: path.into() }
     }
 
-    /// The folder at `path`, created if missing.
+    /// The folder at `path`, created if missing; refused when a file it reads is there but is
+    /// not a regular file ([`ResultsDir::check`]).
     pub fn create(path: impl Into<PathBuf>) -> Result<Self, ResultsError> {
         let dir = Self::new(path);
+        if let Ok(meta) = std::fs::metadata(&dir.path) {
+            if !meta.is_dir() {
+                return Err(ResultsError::NotAFolder {
+                    path: dir.path.clone(),
+                    kind: crate::regular_file::kind_of(&meta),
+                });
+            }
+        }
         std::fs::create_dir_all(&dir.path).map_err(|source| ResultsError::Io { path: dir.path.clone(), source })?;
+        dir.check()?;
         Ok(dir)
+    }
+
+    /// Refuses the folder when a file it reads is not a regular file ([`ResultsDir::check`]), or
+    /// a file it writes (`episodes.jsonl`, the summaries, the report) is, once resolved, one of
+    /// `inputs` (the benchmark, the predictions, a model): writing it would
+    /// destroy that input.
+    pub fn check_outputs(&self, inputs: &[crate::atomic::Input<'_>]) -> Result<(), ResultsError> {
+        if !self.path.is_dir() {
+            // A folder not made yet holds no input.
+            return Ok(());
+        }
+        self.check()?;
+        let names =
+            [Self::EPISODES, Self::MODELS, Self::SUMMARY_MD, Self::SUMMARY_CSV, Self::SUMMARY_JSON, Self::REPORT_HTML];
+        for name in names {
+            crate::atomic::check_output(&self.file(name), name, inputs)
+                .map_err(|e| ResultsError::Output(Box::new(e)))?;
+        }
+        Ok(())
+    }
+
+    /// Refuses the folder when a file it reads (`episodes.jsonl`, `models.json`, the divergence
+    /// folder's) is there but is not a regular file: a link to `/dev/zero` would be read without
+    /// end, a FIFO would block.
+    pub fn check(&self) -> Result<(), ResultsError> {
+        let io = |source: std::io::Error| ResultsError::Io { path: self.path.clone(), source };
+        super::jsonl::check_files(&self.path, &[Self::EPISODES, Self::MODELS]).map_err(io)?;
+        crate::divergence::run::DivergenceDir::new(&self.path).check().map_err(io)
     }
 
     /// The folder.
@@ -299,9 +354,9 @@ impl ResultsDir {
 
     /// `models.json` (empty when missing or unreadable: the reports then leave sizes out).
     pub fn models(&self) -> Models {
-        std::fs::read_to_string(self.file(Self::MODELS))
+        crate::regular_file::read_at_most(&self.file(Self::MODELS), MAX_MODELS_BYTES)
             .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
+            .and_then(|t| serde_json::from_slice(&t).ok())
             .unwrap_or_default()
     }
 
@@ -362,11 +417,18 @@ fn with_condition(name: String, condition: SchemaCondition) -> String {
 /// once, first folder first, and the models of every `models.json`. Reports are not written:
 /// call [`write_reports`].
 pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, ResultsError> {
+    for dir in inputs {
+        let (a, b) = (std::fs::canonicalize(dir.as_ref()).ok(), std::fs::canonicalize(out).ok());
+        if a.is_some() && a == b {
+            return Err(ResultsError::MergeIntoInput(out.to_path_buf()));
+        }
+    }
     let out = ResultsDir::create(out)?;
     let mut records = Vec::new();
     let mut models = Models::new();
     for dir in inputs {
         let dir = ResultsDir::new(dir.as_ref());
+        dir.check()?;
         if !dir.episodes().is_file() {
             return Err(ResultsError::NotResults(dir.path.clone()));
         }

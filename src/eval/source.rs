@@ -71,17 +71,63 @@ pub fn open(spec: &str, options: &mut LoadOptions<'_>) -> Result<Vec<Question>, 
 /// difficulty?`; `db` relative to the manifest's folder, absolute, or `"demo"` for the built-in
 /// demo database) or a BIRD folder (`dev.json` and
 /// `dev_databases/<db_id>/<db_id>.sqlite`).
+///
+/// Every question must have an id of its own, a question that is not empty, and a database
+/// that is a regular file: a benchmark that breaks one is refused, naming the question.
 pub fn load(source: &Path) -> Result<Vec<Question>, SourceError> {
-    if source.is_file() && source.extension().is_some_and(|e| e == "jsonl") {
-        return load_manifest(source);
+    let (questions, file) = if source.is_file() && source.extension().is_some_and(|e| e == "jsonl") {
+        (load_manifest(source)?, source.to_path_buf())
+    } else if source.is_dir() && source.join("dev.json").is_file() {
+        (load_bird(source)?, source.join("dev.json"))
+    } else if source.is_file() && source.extension().is_some_and(|e| e == "json") {
+        (load_ehrsql(source)?, source.to_path_buf())
+    } else {
+        return Err(SourceError::Unknown(source.to_path_buf()));
+    };
+    validate(&file, &questions)?;
+    Ok(questions)
+}
+
+/// Refuses a benchmark with two questions of one id, an empty question, or a database that is
+/// missing or not a regular file (a folder, a device, a FIFO): each would otherwise be scored as
+/// something it is not.
+fn validate(file: &Path, questions: &[Question]) -> Result<(), SourceError> {
+    let format = |reason: String| SourceError::Format { path: file.to_path_buf(), line: 0, reason };
+    let mut ids = std::collections::HashMap::new();
+    let mut databases = std::collections::HashSet::new();
+    for (i, q) in questions.iter().enumerate() {
+        let id = crate::printable::escape_line(&q.id);
+        if let Some(first) = ids.insert(q.id.as_str(), i) {
+            return Err(format(format!(
+                "questions {} and {} both have the id {id:?}: give each question an id of its own",
+                first + 1,
+                i + 1
+            )));
+        }
+        if q.question.trim().is_empty() {
+            return Err(format(format!("question {id:?} is empty: write the question, or leave the line out")));
+        }
+        if databases.insert(q.db.as_path()) {
+            match std::fs::metadata(&q.db) {
+                Ok(m) if m.is_file() => {}
+                Ok(m) => {
+                    return Err(format(format!(
+                        "the database of question {id:?}, {}, is {}, not a SQLite file",
+                        q.db.display(),
+                        crate::regular_file::kind_of(&m)
+                    )))
+                }
+                Err(e) => {
+                    return Err(format(format!(
+                        "the database of question {id:?}, {}, cannot be read ({e}): check the path (a relative `db` is \
+                         read from the benchmark's folder)",
+                        q.db.display()
+                    )))
+                }
+            }
+        }
     }
-    if source.is_dir() && source.join("dev.json").is_file() {
-        return load_bird(source);
-    }
-    if source.is_file() && source.extension().is_some_and(|e| e == "json") {
-        return load_ehrsql(source);
-    }
-    Err(SourceError::Unknown(source.to_path_buf()))
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -185,8 +231,17 @@ fn load_ehrsql(path: &Path) -> Result<Vec<Question>, SourceError> {
     Ok(out)
 }
 
+/// The largest benchmark file read (BIRD's train.json is about 30 MB).
+pub const MAX_BENCHMARK_BYTES: u64 = 1 << 30;
+
+/// A benchmark file's text, without the UTF-8 byte-order mark some editors write first.
 fn read(path: &Path) -> Result<String, SourceError> {
-    std::fs::read_to_string(path).map_err(|e| SourceError::Io { path: path.to_path_buf(), source: e })
+    let text = crate::regular_file::read_text_at_most(path, MAX_BENCHMARK_BYTES)
+        .map_err(|e| SourceError::Io { path: path.to_path_buf(), source: e })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
 }
 
 /// The `db` of a manifest line that names the built-in demo database (`sqale ask`'s).

@@ -183,14 +183,17 @@ struct Tokens {
     count_from: usize,
 }
 
+/// The largest calibration text or recorded-episodes file read.
+pub const MAX_SOURCE_BYTES: u64 = 1 << 30;
+
 /// Recorded episodes at `path`: a results folder, its `divergence` folder, or a transcripts file.
 pub fn read_episodes(path: &Path) -> Result<Vec<Transcript>, ImatrixError> {
     let file = [path.join("divergence").join("transcripts.jsonl"), path.join("transcripts.jsonl"), path.to_path_buf()]
         .into_iter()
         .find(|p| p.is_file())
         .ok_or_else(|| ImatrixError::NoEpisodes(path.to_path_buf()))?;
-    let text =
-        std::fs::read_to_string(&file).map_err(|e| ImatrixError::Source { path: file.clone(), why: e.to_string() })?;
+    let text = crate::regular_file::read_text_at_most(&file, MAX_SOURCE_BYTES)
+        .map_err(|e| ImatrixError::Source { path: file.clone(), why: e.to_string() })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let t: Transcript = serde_json::from_str(line).map_err(|e| ImatrixError::Source {
@@ -253,7 +256,7 @@ fn episode_tokens(model: &Model, episodes: &[Transcript], out: &mut Vec<Tokens>)
 /// `text` in chunks of `chunk` tokens, each starting with the beginning-of-sequence token.
 fn text_tokens(model: &Model, path: &Path, setup: &ImatrixSetup, out: &mut Vec<Tokens>) -> Result<(), ImatrixError> {
     let chunk = setup.chunk.max(2);
-    let text = std::fs::read_to_string(path)
+    let text = crate::regular_file::read_text_at_most(path, MAX_SOURCE_BYTES)
         .map_err(|e| ImatrixError::Source { path: path.to_path_buf(), why: e.to_string() })?;
     // Data, not markup: a special-token string in the text is plain characters (as
     // llama-imatrix reads its text).

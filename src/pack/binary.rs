@@ -38,7 +38,7 @@ fn elf_machine(target: &str) -> Option<u16> {
 /// architecture.
 pub(super) fn check_binary(path: &Path, target: &str) -> Result<(), PackError> {
     let mut head = [0u8; 20];
-    let mut f = std::fs::File::open(path).map_err(io(path))?;
+    let mut f = crate::regular_file::open(path).map_err(io(path))?;
     let n = f.read(&mut head).map_err(io(path))?;
     let wrong = |why: String| PackError::WrongBinary { path: path.to_path_buf(), target: target.to_string(), why };
     let head = &head[..n];

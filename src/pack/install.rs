@@ -176,7 +176,7 @@ fn move_into(src: &Path, dest: &Path) -> Result<(), PackError> {
         return Ok(());
     }
     let mut out = crate::atomic::AtomicFile::create(dest).map_err(io(dest))?;
-    let mut from = std::fs::File::open(src).map_err(io(src))?;
+    let mut from = crate::regular_file::open(src).map_err(io(src))?;
     std::io::copy(&mut from, &mut out).map_err(io(dest))?;
     out.commit().map_err(io(dest))?;
     Ok(())

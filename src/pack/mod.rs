@@ -31,6 +31,9 @@ use crate::pull::Entry;
 pub const FORMAT: u32 = 1;
 /// The manifest's name in the archive (its last entry).
 pub const MANIFEST: &str = "sqale-pack.json";
+
+/// The largest manifest (the archive's or a model's) read: a few kilobytes in practice.
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 /// The binary's name in the archive (`tar -xf ARCHIVE bin/sqale` takes it out).
 pub const BINARY: &str = "bin/sqale";
 /// The reference loop's name in the archive.

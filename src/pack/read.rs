@@ -275,7 +275,7 @@ fn check_layout(manifest: &PackManifest) -> Result<(), String> {
 fn check_model_manifest(archive: &Path, manifest: &PackManifest, path: &PathBuf) -> Result<(), PackError> {
     let file = manifest.model.manifest_name();
     let altered = |what: String| PackError::Altered { archive: archive.to_path_buf(), file: file.clone(), what };
-    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let text = crate::regular_file::read_text_at_most(path, super::MAX_MANIFEST_BYTES).map_err(io(path))?;
     let m: crate::pull::Manifest =
         serde_json::from_str(&text).map_err(|e| altered(format!("it is not a model manifest ({e})")))?;
     let gguf = &manifest.files[&manifest.model.gguf_name()];

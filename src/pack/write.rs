@@ -127,7 +127,7 @@ fn cached_manifest(gguf: &Path) -> Result<Option<(PathBuf, Manifest)>, PackError
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    let text = crate::regular_file::read_text_at_most(&path, super::MAX_MANIFEST_BYTES).map_err(io(&path))?;
     let m = serde_json::from_str(&text).map_err(|e| PackError::Io { path: path.clone(), source: e.into() })?;
     Ok(Some((path, m)))
 }
@@ -194,7 +194,7 @@ pub fn pack(
                 recorded: m.gguf_sha256.clone(),
             })
         }
-        Some((path, _)) => std::fs::read(path).map_err(io(path))?,
+        Some((path, _)) => crate::regular_file::read_at_most(path, super::MAX_MANIFEST_BYTES).map_err(io(path))?,
         None => json(&file_manifest(&model, &plan.gguf, gguf_sum)),
     };
     files.insert(model.manifest_name(), writer.bytes(&model.manifest_name(), &model_manifest)?);
@@ -270,7 +270,7 @@ impl Writer {
 
     /// Appends the file `item` (streamed); returns its sum.
     fn file(&mut self, item: &Item, on_progress: &mut dyn FnMut(Progress<'_>)) -> Result<FileSum, PackError> {
-        let f = std::fs::File::open(&item.path).map_err(io(&item.path))?;
+        let f = crate::regular_file::open(&item.path).map_err(io(&item.path))?;
         let want = f.metadata().map_err(io(&item.path))?.len();
         let (done, total, name) = (self.done, self.total, item.name.as_str());
         let mut tick = |n| on_progress(Progress { file: name, done: done + n, total });

@@ -107,11 +107,14 @@ impl Default for Prompt {
     }
 }
 
+/// The largest `sqale_agent.py` read (the reference loop is a few kilobytes).
+pub const MAX_PROMPT_FILE_BYTES: u64 = 16 << 20;
+
 impl Prompt {
     /// Reads `SYSTEM_PROMPT` and `USER_TEMPLATE` from a `sqale_agent.py`.
     pub fn from_python_file(path: &Path) -> Result<Self, PromptError> {
-        let source =
-            std::fs::read_to_string(path).map_err(|e| PromptError::Read { path: path.to_path_buf(), source: e })?;
+        let source = crate::regular_file::read_text_at_most(path, MAX_PROMPT_FILE_BYTES)
+            .map_err(|e| PromptError::Read { path: path.to_path_buf(), source: e })?;
         let get = |name: &str| {
             string_constant(&source, name).map_err(|e| PromptError::Constant { path: path.to_path_buf(), source: e })
         };

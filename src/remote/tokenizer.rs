@@ -28,7 +28,9 @@ impl Tokenizer {
                 )
             })?
         };
-        let inner = tokenizers::Tokenizer::from_file(&path)
+        let bytes = crate::regular_file::read_at_most(&path, crate::regular_file::MAX_CONFIG_BYTES)
+            .map_err(|e| format!("cannot read the tokenizer: {e}"))?;
+        let inner = tokenizers::Tokenizer::from_bytes(&bytes)
             .map_err(|e| format!("{}: not a tokenizer.json the tokenizers crate reads: {e}", path.display()))?;
         let mut plain = inner.clone();
         plain.set_encode_special_tokens(true);

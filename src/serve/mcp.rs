@@ -53,7 +53,7 @@ impl McpServer {
         match self.redact.text(&text) {
             std::borrow::Cow::Borrowed(_) => text,
             std::borrow::Cow::Owned(shown) => {
-                eprintln!("sqale mcp: {text}");
+                eprintln!("sqale mcp: {}", crate::printable::escape_controls(&text));
                 shown
             }
         }

@@ -120,7 +120,7 @@ impl ReadError {
 /// is an error, not an allocation.
 pub fn read_header(path: &Path) -> Result<GgufHeader, ReadError> {
     let io = |source| ReadError::Io { path: path.to_path_buf(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = crate::regular_file::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     read_header_from(BufReader::with_capacity(1 << 20, file), len).map_err(|e| match e {
         ReadError::Io { source, .. } => ReadError::Io { path: path.to_path_buf(), source },

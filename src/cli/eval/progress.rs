@@ -11,6 +11,13 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use sqale::eval::study::{Pass, StudyEvent, Tally};
 
+/// One line on stderr, escaped for the terminal as one line: labels, model names and
+/// question ids come from the command line and the manifest, and may hold control characters or
+/// line breaks.
+fn say(line: String) {
+    eprintln!("{}", sqale::printable::escape_line(&line));
+}
+
 /// A bar of `total` steps, `prefix` before it (hidden with `--json`).
 pub(super) fn spinner_bar(total: usize, prefix: &str, json: bool) -> ProgressBar {
     styled(total, prefix, "{prefix} [{bar:30}] {pos}/{len} ({elapsed})", json)
@@ -24,7 +31,7 @@ fn styled(total: usize, prefix: &str, template: &str, json: bool) -> ProgressBar
     pb.set_style(
         ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "),
     );
-    pb.set_prefix(prefix.to_string());
+    pb.set_prefix(sqale::printable::escape_line(prefix).into_owned());
     pb
 }
 
@@ -69,7 +76,7 @@ impl Progress {
     fn step_done(&mut self, what: &str) {
         if let Some(step) = &mut self.lines {
             if !step.label.is_empty() {
-                eprintln!("{}: {what} in {:.1} s", step.label, step.started.elapsed().as_secs_f64());
+                say(format!("{}: {what} in {:.1} s", step.label, step.started.elapsed().as_secs_f64()));
                 step.label.clear();
             }
         }
@@ -98,7 +105,7 @@ impl Progress {
         };
         match event {
             StudyEvent::Probing { urls } if !self.json => {
-                eprintln!("probing {} server(s): {}", urls.len(), urls.join(", "))
+                say(format!("probing {} server(s): {}", urls.len(), urls.join(", ")))
             }
             StudyEvent::Cutting { condition, done, total } => {
                 self.bar(|json| spinner_bar(total, &format!("schema {condition}"), json)).set_position(done as u64);
@@ -112,7 +119,7 @@ impl Progress {
                 self.bar(|json| styled(total, label, template, json)).set_position(done as u64);
                 self.step(label.to_string(), done, total);
                 if let Some(step) = self.lines.as_ref().filter(|_| done > 0) {
-                    eprintln!("{}: {done} of {} episodes already in the results folder", step.label, step.total);
+                    say(format!("{}: {done} of {} episodes already in the results folder", step.label, step.total));
                 }
             }
             StudyEvent::Played { tally, record, .. } => {
@@ -129,7 +136,7 @@ impl Progress {
                         (None, true, false) => "wrong",
                     };
                     let ended = record.ended_by.as_deref().map(|e| format!(", ended by {e}")).unwrap_or_default();
-                    eprintln!(
+                    say(format!(
                         "{}: episode {}/{} {}: {outcome}{ended}, {:.1} s; EX {}",
                         step.label,
                         step.done,
@@ -137,23 +144,23 @@ impl Progress {
                         record.id,
                         record.seconds,
                         ex(tally)
-                    );
+                    ));
                 }
             }
             StudyEvent::PromptLong { label, prompt_tokens, budget } => {
-                eprintln!(
+                say(format!(
                     "warning: {label}: the prompt takes {prompt_tokens} of the episode's {budget} tokens (--max-episode-tokens counts the prompt: \
                      system turn, tools, schema and question), leaving {} for the model's turns and tool results; raise --max-episode-tokens",
                     budget.saturating_sub(prompt_tokens)
-                );
+                ));
             }
             StudyEvent::PlayedAll { tally, served: true, reference, .. } if tally.failed > 0 => {
                 self.clear();
                 let failed = tally.failed;
                 if reference {
-                    eprintln!("{failed} reference episodes failed on the servers (not measured): run the same command again to play them");
+                    say(format!("{failed} reference episodes failed on the servers (not measured): run the same command again to play them"));
                 } else {
-                    eprintln!("{failed} episodes failed on the servers (recorded with their error, not scored): run the same command again to play them");
+                    say(format!("{failed} episodes failed on the servers (recorded with their error, not scored): run the same command again to play them"));
                 }
             }
             StudyEvent::Forcing { label, pass, done, total } => {
@@ -167,12 +174,12 @@ impl Progress {
                 self.step(prefix, done, total);
                 if let Some(step) = self.lines.as_mut().filter(|s| done > 0 && done > s.done) {
                     step.done = done;
-                    eprintln!("{}: episode {done}/{total} teacher-forced", step.label);
+                    say(format!("{}: episode {done}/{total} teacher-forced", step.label));
                 }
             }
             StudyEvent::Forced { label, pass: Pass::Divergence, skipped } if skipped > 0 && !self.json => {
                 self.clear();
-                eprintln!("{label}: {skipped} question(s) not measured (why: summary.md)");
+                say(format!("{label}: {skipped} question(s) not measured (why: summary.md)"));
             }
             StudyEvent::PlayedAll { .. } | StudyEvent::Forced { .. } => self.clear(),
             _ => {}

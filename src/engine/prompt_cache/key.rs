@@ -30,7 +30,7 @@ pub struct ModelIdentity {
 impl ModelIdentity {
     /// The identity of the file at `path`.
     pub fn of(path: &Path) -> std::io::Result<Self> {
-        let mut file = std::fs::File::open(path)?;
+        let mut file = crate::regular_file::open(path)?;
         let meta = file.metadata()?;
         let bytes = meta.len();
         let modified = meta.modified()?.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();

@@ -63,7 +63,7 @@ pub enum Refusal {
     #[error("it cannot be read as a file: {0}")]
     Unreadable(String),
     /// The file was written for another model than the one now at its path.
-    #[error("it was written for another model ({written_for}) than the file now at this path holds ({now}): the model file was replaced")]
+    #[error("it was written for another model ({written_for}), not the one this model path holds now ({now}): a file copied from another model's cache, or a model file replaced since")]
     OtherModel {
         /// The model it was written for.
         written_for: String,
@@ -214,4 +214,17 @@ pub fn clear(dir: &Path) -> Result<Cleared, PromptCacheError> {
         cleared.bytes += bytes;
     }
     Ok(cleared)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_of_another_model_is_not_said_to_be_a_replaced_model() {
+        let r = Refusal::OtherModel { written_for: "llama, SmolLM2".into(), now: "qwen35, stand-in".into() };
+        let text = r.to_string();
+        assert!(text.contains("a file copied from another model's cache, or a model file replaced since"), "{text}");
+        assert!(text.contains("llama, SmolLM2") && text.contains("qwen35, stand-in"), "{text}");
+    }
 }
