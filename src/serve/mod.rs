@@ -9,17 +9,22 @@
 //! - [`metrics`]: counters and their Prometheus text;
 //! - [`http`]: the HTTP API and the web page (`sqale serve`);
 //! - [`openai`]: the OpenAI-compatible endpoints (chat UIs and OpenAI SDKs);
+//! - [`markdown`]: the Markdown they write from data and model text, made inert;
 //! - [`conn`]: its connections: the header and idle timeout, the cap on connections;
+//! - [`client`]: a connection's client: one that closes its sending side still gets its answer,
+//!   one that left is noticed, hyper's own error answers get a body;
 //! - [`host`]: the names a request may call the server by (DNS rebinding);
 //! - [`redact`]: the server's file paths kept out of everything clients are sent;
 //! - [`mcp`]: the Model Context Protocol on stdio (`sqale mcp`).
 
+pub mod client;
 pub mod conn;
 pub mod databases;
 pub mod events;
 pub mod health;
 pub mod host;
 pub mod http;
+pub mod markdown;
 pub mod mcp;
 pub mod metrics;
 pub mod openai;

@@ -10,8 +10,12 @@
 //!   and the first rows as a Markdown table, or why there is no answer. The thinking, the calls
 //!   and their results are `reasoning_content`, as llama-server sends a reasoning model's
 //!   thinking. The whole episode is in the `sqale` field.
-//! - Errors have OpenAI's shape, `{"error": {"message", "type", "code"}}` ([`openai_errors`]
-//!   rewrites the service's own errors on these paths).
+//! - Errors have OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`, on every
+//!   `/v1/` path but sqale's own (`/v1/ask`, `/v1/databases`): [`openai_errors`] rewrites the
+//!   service's own errors there. Request fields that an episode cannot honour are refused, naming
+//!   the field ([`unhonoured`]).
+//! - Everything written as Markdown from the data or the model's text is made inert
+//!   ([`super::markdown`]): a chat UI shows it as text, never as HTML, a link or an image.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -19,26 +23,56 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Request as HttpRequest, State};
+use axum::extract::{Path, Request as HttpRequest, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::client::{probe_when_closed, ClientSide};
 use super::databases::valid_name;
 use super::events::{Answer, EpisodeEvent};
 use super::http::{episode_error, AppState};
+use super::markdown;
 use super::service::{EpisodeError, Request, SubmitError, Ticket, Update};
 use crate::agent::EndedBy;
 use crate::env::RowsPreview;
 
-/// The paths that answer in OpenAI's shape.
+/// The resources of OpenAI's API (`/v1/NAME`, and the paths under it): an SDK may call any of
+/// them, and reads an error only in OpenAI's shape.
+const OPENAI_RESOURCES: &[&str] = &[
+    "models",
+    "chat",
+    "completions",
+    "embeddings",
+    "responses",
+    "moderations",
+    "images",
+    "audio",
+    "files",
+    "uploads",
+    "batches",
+    "assistants",
+    "threads",
+    "vector_stores",
+    "fine_tuning",
+    "realtime",
+    "conversations",
+    "containers",
+    "evals",
+];
+
+/// The paths that answer in OpenAI's shape: those of OpenAI's API (`/v1/models/NAME`,
+/// `/v1/completions`, `/v1/embeddings`, … as well as the two sqale serves), so that an SDK
+/// that calls one reads what is wrong. sqale's own paths answer in its own shape.
 pub fn is_openai_path(path: &str) -> bool {
-    matches!(path.trim_end_matches('/'), "/v1/models" | "/v1/chat/completions")
+    let Some(rest) = path.strip_prefix("/v1/") else { return false };
+    let resource = rest.split('/').next().unwrap_or_default();
+    OPENAI_RESOURCES.contains(&resource)
 }
 
 /// OpenAI's error `type` for an HTTP status.
@@ -53,10 +87,20 @@ fn error_type(status: StatusCode) -> &'static str {
     }
 }
 
+/// The body of an error in OpenAI's shape: `param` names the request field at fault, if one
+/// is; `code` is a short machine-readable name.
+fn error_body(status: StatusCode, code: &str, param: Option<&str>, message: impl Into<String>) -> Value {
+    json!({ "error": { "message": message.into(), "type": error_type(status), "param": param, "code": code } })
+}
+
 /// An error in OpenAI's shape: `code` is a short machine-readable name.
 pub fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    let body = json!({ "error": { "message": message.into(), "type": error_type(status), "code": code } });
-    (status, Json(body)).into_response()
+    param_error(status, code, None, message)
+}
+
+/// [`error`] naming the request field at fault.
+fn param_error(status: StatusCode, code: &str, param: Option<&str>, message: impl Into<String>) -> Response {
+    (status, Json(error_body(status, code, param, message))).into_response()
 }
 
 /// [`error`] with a `Retry-After` header.
@@ -78,6 +122,7 @@ fn code_of(status: StatusCode) -> &'static str {
         405 => "method_not_allowed",
         408 => "request_timeout",
         413 => "body_too_large",
+        431 => "headers_too_large",
         429 => "rate_limit_exceeded",
         503 => "unavailable",
         504 => "timeout",
@@ -112,8 +157,7 @@ pub async fn openai_errors(req: HttpRequest, next: Next) -> Response {
     else {
         return Response::from_parts(parts, Body::from(bytes));
     };
-    let body = json!({ "error": {
-        "message": message, "type": error_type(parts.status), "code": code_of(parts.status) } });
+    let body = error_body(parts.status, code_of(parts.status), None, message);
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(bytes))
@@ -124,15 +168,55 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+/// The model object of the database `name`.
+fn model_object(st: &AppState, name: &str) -> Value {
+    let created = st.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    json!({ "id": name, "object": "model", "created": created, "owned_by": "sqale" })
+}
+
+/// The 404 of a model that is not one of the databases.
+fn no_such_model(st: &AppState, name: &str) -> Refusal {
+    (
+        StatusCode::NOT_FOUND,
+        "model_not_found",
+        Some("model"),
+        format!(
+            "the model {:?} does not exist: a model here is a database, and this server has: {} (GET /v1/models)",
+            name.chars().take(100).collect::<String>(),
+            st.databases.names()
+        ),
+    )
+}
+
 /// `GET /v1/models`: one model per database, named as the database.
 pub async fn models(State(st): State<Arc<AppState>>) -> Json<Value> {
-    let created = st.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let data: Vec<Value> = st
-        .databases
-        .iter()
-        .map(|d| json!({ "id": d.name, "object": "model", "created": created, "owned_by": "sqale" }))
-        .collect();
+    let data: Vec<Value> = st.databases.iter().map(|d| model_object(&st, &d.name)).collect();
     Json(json!({ "object": "list", "data": data }))
+}
+
+/// `GET /v1/models/NAME`: the model object of a database (OpenAI's retrieve-model), or a 404
+/// that lists the databases.
+pub async fn model(State(st): State<Arc<AppState>>, Path(name): Path<String>) -> Response {
+    if valid_name(&name) && st.databases.get(&name).is_some() {
+        return Json(model_object(&st, &name)).into_response();
+    }
+    let (status, code, _, message) = no_such_model(&st, &name);
+    error(status, code, message)
+}
+
+/// A `/v1/` path of OpenAI's that sqale does not serve: a 404 in OpenAI's shape that says
+/// what it serves instead.
+pub async fn unknown_endpoint(req: HttpRequest) -> Response {
+    let path = req.uri().path().trim_end_matches('/');
+    let instead = match path {
+        "/v1/completions" | "/v1/responses" => {
+            "sqale answers chat completions only: POST /v1/chat/completions, with the question as the last user message"
+        }
+        "/v1/embeddings" => "sqale serves no embeddings: it answers questions with POST /v1/chat/completions",
+        _ => "sqale's OpenAI-compatible endpoints are GET /v1/models, GET /v1/models/NAME and POST /v1/chat/completions (docs/service.md)",
+    };
+    let shown: String = path.chars().take(100).collect();
+    error(StatusCode::NOT_FOUND, "unknown_url", format!("no such endpoint: {} {shown:?}; {instead}", req.method()))
 }
 
 /// One message of a chat.
@@ -154,9 +238,10 @@ pub struct StreamOptions {
     pub include_usage: bool,
 }
 
-/// The body of `POST /v1/chat/completions`: the fields sqale reads. Other OpenAI fields
-/// (temperature, top_p, …) are accepted and not used: episodes sample as the service was
-/// started, as the model was trained.
+/// The body of `POST /v1/chat/completions`: the fields sqale reads, and OpenAI's fields it
+/// checks ([`unhonoured`]). The sampling fields (temperature, top_p, the penalties) must be
+/// numbers and are not used: episodes sample as the service was started, as the model was
+/// trained. Fields of no meaning here (`user`, `metadata`, `store`, …) are ignored.
 #[derive(Debug, Deserialize)]
 pub struct ChatBody {
     /// The database's name.
@@ -184,6 +269,71 @@ pub struct ChatBody {
     /// Evidence (a BIRD-style hint): sqale's own field.
     #[serde(default)]
     pub evidence: Option<String>,
+    /// OpenAI's fields that sqale checks and does not use, or refuses ([`unhonoured`]), by name.
+    #[serde(flatten)]
+    pub checked: std::collections::BTreeMap<String, Value>,
+}
+
+/// How sqale takes an OpenAI field it does not use.
+enum Field {
+    /// A number in this range, not used (an episode samples as the server was started).
+    Number(f64, f64),
+    /// Accepted when `ok` says so; otherwise refused with the reason.
+    Only(fn(&Value) -> bool, &'static str),
+}
+
+/// The OpenAI fields a chat request may carry that an episode does not honour, and what of each
+/// is accepted: the sampling settings as numbers (not used), the rest only where it asks for
+/// nothing an episode cannot do. A null is always accepted, as OpenAI takes it.
+const FIELDS: &[(&str, Field)] = &[
+    ("temperature", Field::Number(0.0, 2.0)),
+    ("top_p", Field::Number(0.0, 1.0)),
+    ("presence_penalty", Field::Number(-2.0, 2.0)),
+    ("frequency_penalty", Field::Number(-2.0, 2.0)),
+    ("stop", Field::Only(|_| false, "an episode ends when the agent submits its query, not at a stop sequence: leave stop out")),
+    ("logprobs", Field::Only(|v| v == &Value::Bool(false), "sqale returns no log probabilities: leave logprobs out or send false")),
+    ("top_logprobs", Field::Only(|_| false, "sqale returns no log probabilities: leave top_logprobs out")),
+    ("logit_bias", Field::Only(|v| v.as_object().is_some_and(|o| o.is_empty()), "an episode samples as the server was started: leave logit_bias out")),
+    ("tools", Field::Only(|v| v.as_array().is_some_and(|a| a.is_empty()), "the agent calls its own tools, never the client's: leave tools out")),
+    ("tool_choice", Field::Only(|v| v == "none" || v == "auto", "there are no client tools to choose: leave tool_choice out (or send \"none\" or \"auto\")")),
+    ("functions", Field::Only(|v| v.as_array().is_some_and(|a| a.is_empty()), "the agent calls its own tools, never the client's: leave functions out")),
+    ("function_call", Field::Only(|v| v == "none" || v == "auto", "there are no client functions to call: leave function_call out")),
+    ("parallel_tool_calls", Field::Only(Value::is_boolean, "parallel_tool_calls must be true or false (there are no client tools either way)")),
+    ("response_format", Field::Only(|v| v.get("type").is_some_and(|t| t == "text"), "the answer is Markdown text (the SQL and its rows; the whole episode as JSON in the `sqale` field): leave response_format out or send {\"type\": \"text\"}")),
+    ("modalities", Field::Only(|v| v == &json!(["text"]), "the answer is text only: leave modalities out or send [\"text\"]")),
+    ("audio", Field::Only(|_| false, "the answer is text only: leave audio out")),
+    ("prediction", Field::Only(|_| false, "an episode's answer cannot be predicted: leave prediction out")),
+    ("web_search_options", Field::Only(|_| false, "an episode searches only its database: leave web_search_options out")),
+];
+
+/// Refuses the first field of a chat request that an episode cannot honour: as a 400 that names it (its
+/// `param`) and says what to send instead.
+fn unhonoured(checked: &std::collections::BTreeMap<String, Value>) -> Result<(), Refusal> {
+    for (name, field) in FIELDS {
+        let Some(v) = checked.get(*name).filter(|v| !v.is_null()) else { continue };
+        let why = match field {
+            Field::Number(lo, hi) => match v.as_f64() {
+                Some(x) if (*lo..=*hi).contains(&x) => continue,
+                Some(x) => format!("{name} {x} is out of range: {lo} to {hi} (accepted and not used: episodes sample as the server was started)"),
+                None => format!("{name} must be a number from {lo} to {hi}, not {} (accepted and not used: episodes sample as the server was started)", shown(v)),
+            },
+            Field::Only(ok, _) if ok(v) => continue,
+            Field::Only(_, why) => format!("{name} {} is not honoured: {why}", shown(v)),
+        };
+        let code = if matches!(field, Field::Number(..)) { "invalid_value" } else { "unsupported_parameter" };
+        return Err((StatusCode::BAD_REQUEST, code, Some(name), why));
+    }
+    Ok(())
+}
+
+/// A request value as a message shows it: its JSON, at most 100 characters.
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s
+    }
 }
 
 /// The text of a message's content: a string, or its text parts joined.
@@ -202,40 +352,42 @@ fn text_of(content: &Value) -> Option<String> {
     }
 }
 
-/// A bad request: (status, code, message).
-type Refusal = (StatusCode, &'static str, String);
+/// A bad request: (status, code, the field at fault, message).
+type Refusal = (StatusCode, &'static str, Option<&'static str>, String);
 
 /// The service's request for a chat, or what is wrong with it.
 fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal> {
-    let bad = |code: &'static str, m: String| Err((StatusCode::BAD_REQUEST, code, m));
-    if !valid_name(&body.model) || st.databases.get(&body.model).is_none() {
-        return Err((
-            StatusCode::NOT_FOUND,
-            "model_not_found",
-            format!(
-                "the model {:?} does not exist: a model here is a database, and this server has: {} (GET /v1/models)",
-                body.model.chars().take(100).collect::<String>(),
-                st.databases.names()
-            ),
-        ));
-    }
+    let bad = |code: &'static str, param: &'static str, m: String| Err((StatusCode::BAD_REQUEST, code, Some(param), m));
+    let Some(db) = st.databases.get(&body.model).filter(|_| valid_name(&body.model)).cloned() else {
+        return Err(no_such_model(st, &body.model));
+    };
     if body.n.is_some_and(|n| n != 1) {
-        return bad("invalid_n", "n must be 1: an episode gives one answer".into());
+        return bad("invalid_n", "n", "n must be 1: an episode gives one answer".into());
     }
+    unhonoured(&body.checked)?;
     let Some(last) = body.messages.iter().rev().find(|m| m.role == "user") else {
-        return bad("no_question", "the chat has no user message: the last user message is the question".into());
+        return bad(
+            "no_question",
+            "messages",
+            "the chat has no user message: the last user message is the question".into(),
+        );
     };
     let Some(question) = text_of(&last.content) else {
-        return bad("no_question", "the last user message has no text: send the question as its content".into());
+        return bad(
+            "no_question",
+            "messages",
+            "the last user message has no text: send the question as its content".into(),
+        );
     };
     let question = question.trim();
     if question.is_empty() {
-        return bad("no_question", "the last user message is empty: it is the question".into());
+        return bad("no_question", "messages", "the last user message is empty: it is the question".into());
     }
     let n = question.chars().count();
     if n > st.limits.max_question_chars {
         return bad(
             "question_too_long",
+            "messages",
             format!("the question has {n} characters; the limit is {}", st.limits.max_question_chars),
         );
     }
@@ -244,6 +396,7 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
         if n > st.limits.max_evidence_chars {
             return bad(
                 "evidence_too_long",
+                "evidence",
                 format!("the evidence has {n} characters; the limit is {}", st.limits.max_evidence_chars),
             );
         }
@@ -252,22 +405,30 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
         None => None,
         Some(s) => match u32::try_from(s) {
             Ok(s) => Some(s),
-            Err(_) => return bad("invalid_seed", format!("the seed {s} is not between 0 and {}", u32::MAX)),
+            Err(_) => return bad("invalid_seed", "seed", format!("the seed {s} is not between 0 and {}", u32::MAX)),
         },
     };
-    let max_episode_tokens = match body.max_completion_tokens.or(body.max_tokens) {
+    let (param, tokens) = match (body.max_completion_tokens, body.max_tokens) {
+        (Some(t), _) => ("max_completion_tokens", Some(t)),
+        (None, t) => ("max_tokens", t),
+    };
+    let ctx = st.service.info().ctx;
+    let max_episode_tokens = match tokens {
         None => None,
         Some(t) => match usize::try_from(t) {
-            Ok(t) if t > 0 => Some(t),
+            Ok(t) if t > 0 && t <= ctx => Some(t),
             _ => {
-                let why = format!("max_tokens {t} is not a positive number of tokens");
-                return bad("invalid_max_tokens", why + " (the episode's budget, system prompt included)");
+                return bad(
+                    "invalid_max_tokens",
+                    param,
+                    format!(
+                        "{param} {t} is out of range: 1 to {ctx} (the episode's token budget, system prompt included, \
+                         is at most one sequence's context on this server)"
+                    ),
+                )
             }
         },
     };
-    let db = st.databases.get(&body.model).cloned().ok_or_else(|| {
-        (StatusCode::NOT_FOUND, "model_not_found", format!("the model {:?} does not exist", body.model))
-    })?;
     let include_usage = body.stream_options.is_some_and(|o| o.include_usage);
     let request = Request {
         question: question.to_string(),
@@ -279,14 +440,13 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
     Ok((request, include_usage))
 }
 
-/// A table cell: its text on one line, its pipes escaped.
+/// A table cell: its text on one line, inert ([`markdown::text`]).
 fn cell(v: &Value) -> String {
-    let s = match v {
+    match v {
         Value::Null => "NULL".to_string(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    s.replace('\\', "\\\\").replace('|', "\\|").replace(['\r', '\n'], " ")
+        Value::String(s) => markdown::text(s),
+        other => markdown::text(&other.to_string()),
+    }
 }
 
 /// The rows as a Markdown table, and whether more were left out.
@@ -325,8 +485,7 @@ pub fn answer_markdown(answer: &Answer) -> String {
     let Some(sql) = &ep.sql else {
         return format!("No answer: {} (it ended by `{}`).\n", why_no_answer(ep.ended_by), ep.ended_by);
     };
-    let fence = if sql.contains("```") { "~~~~" } else { "```" };
-    let mut s = format!("{fence}sql\n{}\n{fence}\n\n", sql.trim());
+    let mut s = markdown::code_block("sql", sql.trim()) + "\n";
     match ep.ended_by {
         EndedBy::FallbackToLastWorkingQuery | EndedBy::TokenBudget | EndedBy::ContextFull => s.push_str(&format!(
             "The agent submitted no query (the episode ended by `{}`): this is the last query of its that ran.\n\n",
@@ -338,12 +497,13 @@ pub fn answer_markdown(answer: &Answer) -> String {
         s.push_str(&rows_markdown(rows));
     }
     if let Some(e) = &answer.rows_error {
-        s.push_str(&format!("The query did not run: {e}\n"));
+        s.push_str(&format!("The query did not run: {}\n", markdown::text(e)));
     }
     s
 }
 
-/// The thinking, the calls and their results of a whole episode, as one text.
+/// The thinking, the calls and their results of a whole episode, as one text ([`markdown::prose`]:
+/// a chat UI renders it as Markdown too).
 fn reasoning_of(answer: &Answer) -> String {
     let mut s = String::new();
     for turn in &answer.episode.turns {
@@ -355,7 +515,7 @@ fn reasoning_of(answer: &Answer) -> String {
             s.push_str(&call_text(&call.tool, &call.args, call.ok, &call.result));
         }
     }
-    s
+    markdown::prose(&s)
 }
 
 /// The tag that closes the thinking: the reasoning shows the text on both sides, not the tag.
@@ -447,6 +607,7 @@ fn episode_refusal(st: &AppState, db: &str, e: &EpisodeError) -> Response {
 /// `POST /v1/chat/completions`.
 pub async fn chat_completions(
     State(st): State<Arc<AppState>>,
+    client: Option<Extension<ClientSide>>,
     body: Result<Json<ChatBody>, JsonRejection>,
 ) -> Response {
     let body = match body {
@@ -462,7 +623,7 @@ pub async fn chat_completions(
     let stream = body.stream;
     let (request, include_usage) = match request_of(&st, body) {
         Ok(r) => r,
-        Err((status, code, message)) => return error(status, code, message),
+        Err((status, code, param, message)) => return param_error(status, code, param, message),
     };
     let db = request.db.name.clone();
     let ticket = match st.service.submit(request) {
@@ -472,6 +633,7 @@ pub async fn chat_completions(
     let (id, created) = (completion_id(), unix_now());
     if stream {
         let chunks = chunks(ticket, st.clone(), db, Chunk { id, created, include_usage });
+        let chunks = probe_when_closed(chunks, client.map(|Extension(c)| c));
         return Sse::new(chunks).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
     }
     // The ticket lives in this future: a client that goes away drops it, which cancels.
@@ -548,7 +710,7 @@ fn chunks(ticket: Ticket, st: Arc<AppState>, db: String, c: Chunk) -> impl Strea
                 let events: Vec<Value> = match ticket.updates.recv().await {
                     Some(Update::Event(e)) => match reasoning_delta(&e, &mut tags) {
                         Some(text) if !text.is_empty() => {
-                            let text = st.redact.text(&text).into_owned();
+                            let text = markdown::prose(&st.redact.text(&text));
                             vec![c.delta(&db, json!({ "reasoning_content": text }), None)]
                         }
                         _ => continue,
@@ -568,13 +730,11 @@ fn chunks(ticket: Ticket, st: Arc<AppState>, db: String, c: Chunk) -> impl Strea
                     }
                     Some(Update::Done(Err(e))) => {
                         let (status, message) = episode_error(&st, &db, &e);
-                        let body = json!({ "error": {
-                            "message": message, "type": error_type(status), "code": code_of(status) } });
-                        return Some((done(vec![body]), None));
+                        return Some((done(vec![error_body(status, code_of(status), None, message)]), None));
                     }
                     None => {
-                        let body = json!({ "error": {
-                            "message": "the engine stopped before answering", "type": "server_error", "code": "engine_stopped" } });
+                        let status = StatusCode::INTERNAL_SERVER_ERROR;
+                        let body = error_body(status, "engine_stopped", None, "the engine stopped before answering");
                         return Some((done(vec![body]), None));
                     }
                 };
@@ -638,7 +798,13 @@ mod tests {
     fn only_the_openai_paths_answer_in_its_shape() {
         assert!(is_openai_path("/v1/models"));
         assert!(is_openai_path("/v1/chat/completions/"));
+        assert!(is_openai_path("/v1/models/shop"));
+        assert!(is_openai_path("/v1/completions"));
+        assert!(is_openai_path("/v1/embeddings"));
         assert!(!is_openai_path("/v1/ask"));
+        assert!(!is_openai_path("/v1/databases"));
+        assert!(!is_openai_path("/v1/nothing"));
+        assert!(!is_openai_path("/v1/modelsx"));
         assert!(!is_openai_path("/health"));
     }
 
