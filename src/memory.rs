@@ -7,7 +7,7 @@
 
 pub mod estimate;
 
-pub use estimate::{estimate, estimate_with_kv, per_type, Estimate, Shape, TypeMemory};
+pub use estimate::{estimate, estimate_file, estimate_with_kv, per_type, Estimate, Shape, TypeMemory};
 
 use serde::Serialize;
 

@@ -5,6 +5,10 @@
 //! The result sets are grouped by the scorer's equality rule ([`crate::eval::score::same_set`]).
 //! The largest group wins; a tie goes to the reward's tiers (runs and returns rows, then runs,
 //! then parses), then to the earliest episode. The winner is the group's earliest episode.
+//!
+//! Only an answer that ran is an answer: one that failed (a refused write, an error) or is
+//! missing is a group of its own that agrees with nothing and never wins. When no answer ran,
+//! the vote has no winner and no agreement.
 
 use serde::Serialize;
 
@@ -52,9 +56,10 @@ pub struct Group {
 /// What the vote decided.
 #[derive(Debug, Clone, Serialize)]
 pub struct Vote {
-    /// The winning episode, `None` when there was none to vote on.
+    /// The winning episode: the earliest of the largest group of answers that ran; `None` when
+    /// no episode's answer ran (or there were no episodes).
     pub winner: Option<usize>,
-    /// Episodes in the winning group.
+    /// Episodes in the winning group (0 without a winner).
     pub agree: usize,
     /// Episodes voting.
     pub of: usize,
@@ -65,9 +70,13 @@ pub struct Vote {
 }
 
 impl Vote {
-    /// `4 of 5 agree`.
+    /// `4 of 5 agree`; without a winner, `no answer: none of the 5 episodes' queries ran`.
     pub fn summary(&self) -> String {
-        format!("{} of {} agree", self.agree, self.of)
+        match self.winner {
+            Some(_) => format!("{} of {} agree", self.agree, self.of),
+            None if self.of == 1 => "no answer: the episode's query did not run".to_string(),
+            None => format!("no answer: none of the {} episodes' queries ran", self.of),
+        }
     }
 }
 
@@ -146,8 +155,10 @@ pub fn tally(outcomes: &[Outcome]) -> Vote {
         b.group = renumber[b.group];
     }
     let sorted: Vec<Group> = order.iter().map(|&g| groups[g].1.clone()).collect();
-    let winner = sorted.first().map(|g| g.episodes[0]);
-    let agree = sorted.first().map_or(0, |g| g.episodes.len());
+    // A group that did not run is a singleton, so it can come first only when nothing ran.
+    let won = sorted.first().filter(|g| g.tier >= Tier::Runs);
+    let winner = won.map(|g| g.episodes[0]);
+    let agree = won.map_or(0, |g| g.episodes.len());
     Vote { winner, agree, of: outcomes.len(), groups: sorted, ballots }
 }
 
@@ -161,8 +172,9 @@ pub enum VoteError {
     /// No episodes asked for.
     #[error("a vote needs at least one episode (0 asked for)")]
     Zero,
-    /// More episodes than one context holds.
-    #[error("{asked} episodes do not fit one context: at most {max} sequences, each of {ctx} tokens ({total} tokens in all, at most {limit})")]
+    /// More episodes than one context holds: more sequences than `max`, or more tokens in all
+    /// than `limit`.
+    #[error("{}", too_many(*asked, *max, *ctx, *total, *limit))]
     TooMany {
         /// Episodes asked for.
         asked: usize,
@@ -174,6 +186,22 @@ pub enum VoteError {
         total: u64,
         /// Most tokens one context holds.
         limit: u64,
+    },
+    /// The episodes' KV caches (and the weights) would not fit the machine's available memory.
+    #[error(
+        "{asked} episodes of {ctx} tokens each need about {} of memory (the weights and a KV cache per episode), and {} is available",
+        gib(*needed),
+        gib(*available)
+    )]
+    Memory {
+        /// Episodes asked for.
+        asked: usize,
+        /// Tokens per episode's sequence.
+        ctx: u32,
+        /// Bytes the estimate says they need, with [`crate::memory::estimate::HEADROOM`].
+        needed: u64,
+        /// Bytes of memory available.
+        available: u64,
     },
     /// The batched engine could not be made.
     #[error(transparent)]
@@ -189,6 +217,17 @@ pub enum VoteError {
     Env(#[from] crate::env::EnvError),
 }
 
+/// What [`VoteError::TooMany`] says: the limit that was passed.
+fn too_many(asked: usize, max: usize, ctx: u32, total: u64, limit: u64) -> String {
+    if asked > max {
+        format!("{asked} episodes do not fit one context: it holds at most {max} sequences")
+    } else {
+        format!(
+            "{asked} episodes of {ctx} tokens each do not fit one context: {total} tokens in all, and it holds at most {limit}"
+        )
+    }
+}
+
 /// Checks that `k` episodes of `ctx` tokens each fit one context.
 pub fn check_size(k: usize, ctx: u32) -> Result<(), VoteError> {
     let total = k as u64 * u64::from(ctx);
@@ -202,9 +241,47 @@ pub fn check_size(k: usize, ctx: u32) -> Result<(), VoteError> {
     Ok(())
 }
 
+/// `bytes` in GiB, one decimal (`2.9 GiB`).
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+}
+
+/// Checks that `estimate` (of a vote's `k` sequences of `ctx` tokens each, as
+/// [`crate::memory::Shape::estimate_sequences`] makes it) fits `available` bytes with
+/// [`crate::memory::estimate::HEADROOM`]; unknown available memory passes.
+pub fn check_memory(
+    k: usize,
+    ctx: u32,
+    estimate: &crate::memory::Estimate,
+    available: Option<u64>,
+) -> Result<(), VoteError> {
+    match available {
+        Some(available) if !estimate.fits(available) => Err(VoteError::Memory {
+            asked: k,
+            ctx,
+            needed: (estimate.total_bytes as f64 * crate::memory::estimate::HEADROOM) as u64,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// What [`run`] gives back.
+#[derive(Debug)]
+pub struct Voted {
+    /// The episodes, in seed order.
+    pub episodes: Vec<Episode>,
+    /// The vote over their answers.
+    pub vote: Vote,
+    /// Tokens of context each episode's sequence had.
+    pub ctx: usize,
+}
+
 /// `k` sampled episodes of `question`, batched in one context from the shared prompt snapshot,
-/// episode `i` sampled with `seed + i`; then the vote over their answers. The episodes come
-/// back in seed order.
+/// episode `i` sampled with `seed + i`; then the vote over their answers. Each sequence holds
+/// one episode: [`crate::eval::sequence_context`] of `options.ctx` and the episode's budget
+/// (as `eval --vote` sizes them). The episodes
+/// come back in seed order.
 pub fn run(
     model: &crate::engine::Model,
     options: crate::engine::EngineOptions,
@@ -213,9 +290,14 @@ pub fn run(
     question: &str,
     evidence: Option<&str>,
     db: &std::path::Path,
-) -> Result<(Vec<Episode>, Vote), VoteError> {
+) -> Result<Voted, VoteError> {
+    let options = crate::engine::EngineOptions {
+        ctx: crate::eval::sequence_context(options.ctx, settings.max_episode_tokens),
+        ..options
+    };
     check_size(k, options.ctx)?;
     let mut engine = crate::engine::BatchedEngine::new(model, options, k)?;
+    let ctx = engine.context_per_sequence();
     let mut done: Vec<(usize, Result<Episode, crate::agent::AgentError>)> = Vec::with_capacity(k);
     engine.run(
         0..k,
@@ -229,7 +311,7 @@ pub fn run(
     let episodes = done.into_iter().map(|(_, e)| e).collect::<Result<Vec<_>, _>>()?;
     let mut env = Environment::with_limits(db, settings.limits.clone())?;
     let vote = vote(&mut env, &episodes);
-    Ok((episodes, vote))
+    Ok(Voted { episodes, vote, ctx })
 }
 
 #[cfg(test)]
@@ -265,12 +347,72 @@ mod tests {
         assert!(tally(&[]).winner.is_none());
     }
 
+    /// A test double of the environment's refusal of a write.
+    fn refused() -> Outcome {
+        Outcome::Failed("not allowed: the database is read-only and only SELECT queries may run".into())
+    }
+
+    #[test]
+    fn answers_that_did_not_run_never_agree_nor_win() {
+        // The same refused DELETE thrice: three groups of one, no winner, no agreement.
+        let v = tally(&[refused(), refused(), refused()]);
+        assert_eq!((v.winner, v.agree, v.of), (None, 0, 3), "{v:?}");
+        assert_eq!(v.groups.len(), 3);
+        assert!(v.ballots.iter().all(|b| b.tier == Tier::Parses && b.error.is_some()));
+        assert_eq!(v.summary(), "no answer: none of the 3 episodes' queries ran");
+        // No answer at all, or a syntax error: the same.
+        let v = tally(&[Outcome::Missing, Outcome::Failed("near \"SELEC\": syntax error".into())]);
+        assert_eq!((v.winner, v.agree), (None, 0));
+        assert!(!v.summary().contains("agree"), "{}", v.summary());
+        let v = tally(&[Outcome::Missing]);
+        assert_eq!(v.summary(), "no answer: the episode's query did not run");
+        // One that ran beats any number that did not, whatever came first.
+        let v = tally(&[refused(), refused(), ran(&[])]);
+        assert_eq!((v.winner, v.agree), (Some(2), 1));
+        assert_eq!(v.summary(), "1 of 3 agree");
+    }
+
     #[test]
     fn sizes_are_checked() {
         assert!(matches!(check_size(0, 4096), Err(VoteError::Zero)));
         assert!(check_size(5, 4096).is_ok());
-        let e = check_size(300, 4096).unwrap_err().to_string();
-        assert!(e.contains("at most 256 sequences"), "{e}");
-        assert!(matches!(check_size(200, 1 << 30), Err(VoteError::TooMany { .. })));
+        assert!(check_size(MAX_VOTES, 4096).is_ok());
+        // Too many sequences: the sequence limit is named, not token totals under their limit.
+        let e = check_size(257, 4096).unwrap_err().to_string();
+        assert_eq!(e, "257 episodes do not fit one context: it holds at most 256 sequences");
+        // Too many tokens: the token totals are named.
+        let e = check_size(200, 1 << 30).unwrap_err().to_string();
+        assert!(e.contains("214748364800 tokens in all") && e.contains(&u32::MAX.to_string()), "{e}");
+        assert!(!e.contains("sequences"), "{e}");
+    }
+
+    #[test]
+    fn a_vote_that_does_not_fit_the_memory_is_refused() {
+        let shape = crate::memory::Shape {
+            architecture: "llama".into(),
+            layers: 30,
+            recurrent_layers: 0,
+            kv_heads: 3,
+            key_length: 64,
+            value_length: 64,
+            conv_kernel: 4,
+            ssm_groups: 0,
+            ssm_state: 0,
+            ssm_inner: 0,
+            ssm_heads: 0,
+            kv_value_bytes: 2,
+        };
+        // 64 sequences of 16,384 tokens: 1,048,576 tokens of KV, 22.5 GiB with the weights.
+        let e = shape.estimate_sequences("m.gguf".into(), 100 << 20, 16_384, 64);
+        assert_eq!(e.ctx, 1 << 20);
+        let err = check_memory(64, 16_384, &e, Some(16 << 30)).unwrap_err();
+        assert!(matches!(err, VoteError::Memory { asked: 64, ctx: 16_384, .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains("need about 24.9 GiB of memory") && text.contains("16.0 GiB is available"), "{text}");
+        assert!(check_memory(64, 16_384, &e, Some(64 << 30)).is_ok());
+        assert!(check_memory(64, 16_384, &e, None).is_ok(), "unknown memory is not refused");
+        // The same vote at the episode's budget of 1,024 tokens fits.
+        let small = shape.estimate_sequences("m.gguf".into(), 100 << 20, 1_024, 64);
+        assert!(check_memory(64, 1_024, &small, Some(16 << 30)).is_ok());
     }
 }

@@ -1,6 +1,8 @@
 //! `sqale ask` end to end with the real SmolLM2 GGUF on real SQLite files: the answer's rows in
 //! each format and the exit statuses; a session on a pseudo-terminal (two questions, Ctrl-C
-//! during the second, a third after it); a session on standard input, one answer a line.
+//! during the second, a third after it); a session on standard input, one answer a line; a
+//! database whose text would command a terminal (escaped on one, kept byte for byte in CSV and
+//! SQL into a pipe), with SmolLM2 and the trained stand-in exploring it.
 //!
 //! SmolLM2 cannot follow the protocol, so the tests steer it with `tests/fixtures/copy_prompt.py`
 //! into copying the tool call the question gives: a real episode that ends by submit_sql with
@@ -171,6 +173,44 @@ fn standard_input_reports_a_bad_line_and_goes_on() {
     assert_eq!(sql.lines().count(), 1, "{sql}");
 }
 
+/// A query whose text and rows hold [`common::HOSTILE_CELLS`]' control characters.
+const HOSTILE_SQL: &str = "SELECT status, count(*) AS n FROM orders WHERE status <> 'x\x1b[2J' GROUP BY status";
+
+/// [`ask`] sampling greedily: the copying model then copies [`HOSTILE_SQL`]'s escapes exactly.
+fn ask_greedy(cache: &Path) -> Command {
+    let mut c = ask(cache);
+    c.args(["--temp", "0"]);
+    c
+}
+
+/// Whether `out` holds a control sequence of [`common::HOSTILE_CELLS`] as it is (a terminal would
+/// obey it).
+fn raw_hostile(out: &str) -> bool {
+    out.contains("\x1b]0;PWNED") || out.contains("\x1b[2J") || out.contains('\x07')
+}
+
+/// Into a pipe: CSV and SQL keep the database's and the model's bytes (scripts read them), the
+/// table and the trace (for people) are escaped.
+#[test]
+fn csv_and_sql_into_a_pipe_keep_the_bytes_and_the_rest_is_escaped() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::hostile_db(dir.path());
+    let run = |format: &str| -> Output {
+        let mut c = ask_greedy(dir.path());
+        let o = c.arg("--db").arg(&db).args(["--trace", "--format", format]).arg(submit(HOSTILE_SQL)).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", text(&o.stderr));
+        assert!(!raw_hostile(&text(&o.stderr)), "{format}: the trace is escaped: {:?}", text(&o.stderr));
+        o
+    };
+    let csv = text(&run("csv").stdout);
+    assert!(common::HOSTILE_CELLS.iter().all(|c| csv.contains(c)), "{csv:?}");
+    assert_eq!(text(&run("sql").stdout), format!("{HOSTILE_SQL}\n"));
+    let table = text(&run("table").stdout);
+    assert!(!table.contains('\x1b') && !table.contains('\x07'), "{table:?}");
+    assert!(table.contains("open\\u{1b}]0;PWNED\\u{7}") && table.contains("'x\\u{1b}[2J'"), "{table}");
+}
+
 #[cfg(unix)]
 mod terminal {
     use super::*;
@@ -178,6 +218,72 @@ mod terminal {
 
     /// Seconds one step may take on a busy two-core machine.
     const STEP_MS: u64 = 300_000;
+
+    /// Everything `cmd` writes on a pseudo-terminal (stdout and stderr), to its end.
+    fn on_terminal(cmd: Command) -> String {
+        let mut p = spawn_command(cmd, Some(STEP_MS)).unwrap();
+        p.exp_eof().unwrap()
+    }
+
+    /// On a terminal no format lets the database's or the model's control characters through:
+    /// the SQL, the rows, the trace (tool calls and results, the model's text) are escaped, and
+    /// JSON escapes them itself.
+    #[test]
+    fn no_control_character_reaches_the_terminal_in_any_format() {
+        let _g = common::one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let db = common::hostile_db(dir.path());
+        for format in ["table", "csv", "sql", "json"] {
+            let mut cmd = ask_greedy(dir.path());
+            cmd.arg("--db").arg(&db).args(["--trace", "--format", format]).arg(submit(HOSTILE_SQL));
+            let out = on_terminal(cmd);
+            assert!(!out.contains('\x1b') && !out.contains('\x07'), "{format}: {out:?}");
+            assert!(out.contains("PWNED"), "{format}: {out}");
+        }
+    }
+
+    /// The review's case: the trained stand-in explores the database itself (its tool results
+    /// quote the cells), with the trace on, on a terminal.
+    #[test]
+    fn the_standin_exploring_a_hostile_database_is_escaped() {
+        let _g = common::one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let db = common::hostile_db(dir.path());
+        let standin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sqale"));
+        cmd.env("XDG_CACHE_HOME", dir.path()).env("NO_COLOR", "1").args(["ask", "--model"]).arg(&standin);
+        cmd.arg("--db").arg(&db).args(["--seed", "1", "--ctx", "4096", "--trace"]);
+        cmd.arg("How many orders are there for each status?");
+        let out = on_terminal(cmd);
+        assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+        assert!(out.contains("\\u{1b}"), "the cells reach the trace, escaped: {out}");
+        assert!(out.contains("ended_by: submit_sql"), "{out}");
+    }
+
+    /// A session escapes what it prints: the database's name and the answer. (The line editor
+    /// draws with escape sequences of its own, so the check is for the hostile ones; and it reads
+    /// ESC as a key, so a typed line cannot hold one.)
+    #[test]
+    fn a_session_escapes_the_database_name_and_the_answers() {
+        let _g = common::one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let db = common::hostile_db(dir.path());
+        let named = dir.path().join("esc\x1b]0;PWNED\x07.sqlite");
+        std::fs::copy(&db, &named).unwrap();
+        let mut cmd = ask_greedy(dir.path());
+        cmd.arg("--db").arg(&named);
+        let mut p = spawn_command(cmd, Some(STEP_MS)).unwrap();
+        let banner = p.exp_string("/help lists the commands").unwrap();
+        assert!(banner.contains("esc\\u{1b}]0;PWNED\\u{7}.sqlite") && !raw_hostile(&banner), "{banner:?}");
+        p.exp_string(">>> ").unwrap();
+        p.send_line(&submit(HOSTILE_SQL)).unwrap();
+        let (answer, _) = p.exp_regex(r"ended_by: submit_sql[^\r\n]*\r?\n").unwrap();
+        assert!(answer.contains("open\\u{1b}]0;PWNED\\u{7}") && !raw_hostile(&answer), "{answer:?}");
+        p.exp_string(">>> ").unwrap();
+        p.send_control('d').unwrap();
+        let rest = p.exp_eof().unwrap();
+        assert!(!raw_hostile(&rest), "{rest:?}");
+    }
 
     /// The reused-token count in a summary line (`… (70 decoded, 84 reused, …)`).
     fn reused(summary: &str) -> u64 {

@@ -6,6 +6,7 @@ mod command;
 mod output;
 mod rows;
 mod session;
+mod vote;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -106,7 +107,8 @@ pub fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         limits: limits.clone(),
     };
     if let Some(k) = args.vote {
-        return vote(&args, k, local.as_ref().map(|(p, _)| p.clone()), settings, options);
+        let model_path = local.as_ref().map(|(p, _)| p.clone());
+        return vote(&args, k, model_path, settings, options, |model, ctx| backend(model, None, ctx));
     }
     let cancel = Arc::new(AtomicBool::new(false));
     if let Some((model_path, _)) = &local {
@@ -155,13 +157,17 @@ fn exit_code(answered: bool) -> ExitCode {
     }
 }
 
-/// `ask --vote K`: K episodes batched from the shared prompt snapshot, then the vote.
+/// `ask --vote K`: K episodes batched from the shared prompt snapshot, each in a sequence of
+/// the episode's budget, then the vote; refused before the model loads when the sequences do
+/// not fit one context or the machine's available memory. `backend(model, ctx)` describes the
+/// model for the answer.
 fn vote(
     args: &AskArgs,
     k: usize,
     model_path: Option<PathBuf>,
     settings: Settings,
     options: Options,
+    backend: impl FnOnce(String, usize) -> Backend,
 ) -> anyhow::Result<ExitCode> {
     if k == 0 {
         anyhow::bail!("--vote 0 runs no episode; pass --vote 1 or more (5 is a usual choice), or leave it out");
@@ -175,46 +181,31 @@ fn vote(
         );
     };
     let engine = args.model.engine.engine_options();
-    let ctx = engine.ctx;
+    // Each sequence holds one episode: --max-episode-tokens, at most --ctx (as `eval --vote`).
+    let ctx = sqale::eval::sequence_context(engine.ctx, settings.max_episode_tokens);
     if let Err(e) = sqale::vote::check_size(k, ctx) {
-        anyhow::bail!("--vote {k}: {e}; pass a smaller --vote, or a smaller --ctx (each episode has --ctx tokens)");
+        let fix = if k > sqale::vote::MAX_VOTES {
+            format!("pass --vote {} or fewer", sqale::vote::MAX_VOTES)
+        } else {
+            "pass a smaller --vote or --max-episode-tokens (each episode's sequence holds --max-episode-tokens, at most --ctx)".to_string()
+        };
+        anyhow::bail!("--vote {k}: {e}; {fix}");
+    }
+    // The memory of all the sequences, from the file's metadata: before the weights load.
+    let sequences = u32::try_from(k).context("--vote")?;
+    let estimate = sqale::memory::estimate_file(&model_path, engine.kv_type, ctx, sequences)?;
+    let available = sqale::memory::machine().map(|m| m.available);
+    if let Err(e) = sqale::vote::check_memory(k, ctx, &estimate, available) {
+        anyhow::bail!(
+            "--vote {k}: {e}; pass a smaller --vote, or a smaller --max-episode-tokens (each episode's KV cache holds that many tokens)"
+        );
     }
     let model = args.model.load_path(&model_path)?;
     let seed = options.seed.unwrap_or_else(sqale::agent::random_seed);
     let settings = Settings { seed, ..settings };
-    let (episodes, vote) =
-        sqale::vote::run(&model, engine, &settings, k, question, options.evidence.as_deref(), &options.db)
-            .with_context(|| format!("--vote {k} (each episode has --ctx {ctx} tokens)"))?;
-    let winner = vote.winner.map(|i| &episodes[i]);
-    let sql = winner.and_then(|e| e.sql.clone());
-    if options.format == Format::Json {
-        let out = serde_json::json!({
-            "question": question,
-            "sql": sql,
-            "vote": vote,
-            "summary": vote.summary(),
-            "seed": seed,
-            "episodes": episodes,
-        });
-        println!("{}", serde_json::to_string_pretty(&out).context("writing the vote as JSON")?);
-    } else {
-        match &sql {
-            Some(sql) => println!("{sql}"),
-            None => println!("(no answer)"),
-        }
-        println!("-- vote: {} (seeds {seed} to {})", vote.summary(), seed.wrapping_add(k as u32 - 1));
-        for b in &vote.ballots {
-            let e = &episodes[b.episode];
-            println!(
-                "--   episode {} (seed {}): {}, {} tool calls, group {} ({:?})",
-                b.episode + 1,
-                e.seed,
-                e.ended_by,
-                e.tool_calls,
-                b.group + 1,
-                b.tier
-            );
-        }
-    }
-    Ok(exit_code(sql.is_some() && vote.groups.first().is_some_and(|g| g.tier >= sqale::vote::Tier::Runs)))
+    let voted = sqale::vote::run(&model, engine, &settings, k, question, options.evidence.as_deref(), &options.db)
+        .with_context(|| format!("--vote {k} (each episode has {ctx} tokens)"))?;
+    let backend = backend(model.path().display().to_string(), voted.ctx);
+    let answered = vote::print(&voted, seed, &backend, &options)?;
+    Ok(exit_code(answered))
 }

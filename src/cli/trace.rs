@@ -1,9 +1,12 @@
 //! The live, human-readable trace of an episode (on stderr): thinking dimmed, each tool call and
-//! its result, the budget left.
+//! its result, the budget left. The model's text, its calls and their results (which quote the
+//! database) are escaped for the terminal ([`escape_controls`]); only the trace's own styling
+//! reaches it as escape sequences.
 
 use std::io::{IsTerminal, Write};
 
 use sqale::agent::Event;
+use sqale::printable::{escape_controls, escape_line};
 use sqale::prompt::LimitReason;
 
 /// Prints events as they happen.
@@ -51,14 +54,14 @@ impl Tracer {
                         // Print the part of this piece that is still thinking, dimmed.
                         let before_piece = self.turn_text.len() - piece.len();
                         let split = (i + "</think>".len()).saturating_sub(before_piece).min(piece.len());
-                        let _ = write!(err, "{}", self.style("2", &piece[..split]));
-                        let _ = write!(err, "{}", &piece[split..]);
+                        let _ = write!(err, "{}", self.style("2", &escape_controls(&piece[..split])));
+                        let _ = write!(err, "{}", escape_controls(&piece[split..]));
                         self.in_think = false;
                     } else {
-                        let _ = write!(err, "{}", self.style("2", piece));
+                        let _ = write!(err, "{}", self.style("2", &escape_controls(piece)));
                     }
                 } else {
-                    let _ = write!(err, "{piece}");
+                    let _ = write!(err, "{}", escape_controls(piece));
                 }
                 let _ = err.flush();
             }
@@ -72,9 +75,9 @@ impl Tracer {
                 } else {
                     format!("→ {} {args}", record.tool)
                 };
-                let _ = writeln!(err, "{}", self.style(if record.ok { "36" } else { "31" }, &head));
+                let _ = writeln!(err, "{}", self.style(if record.ok { "36" } else { "31" }, &escape_line(&head)));
                 for line in record.result.lines() {
-                    let _ = writeln!(err, "  {line}");
+                    let _ = writeln!(err, "  {}", escape_controls(line));
                 }
             }
             Event::Budget { turns_left, limit, context_tokens } => {

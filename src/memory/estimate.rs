@@ -113,8 +113,17 @@ impl Shape {
     /// The estimate for `weights_bytes` of weights at `ctx` tokens (`model`: the file, as
     /// reported).
     pub fn estimate(&self, model: String, weights_bytes: u64, ctx: u32) -> Estimate {
-        let kv_cache_bytes = self.kv_cache_bytes(ctx as u64);
-        let recurrent_state_bytes = self.recurrent_state_bytes();
+        self.estimate_sequences(model, weights_bytes, ctx, 1)
+    }
+
+    /// The estimate for one copy of `weights_bytes` of weights and `sequences` sequences of `ctx`
+    /// tokens each (a batched context: every sequence has its own KV cache and recurrent state).
+    /// Its `ctx` is the tokens of all of them.
+    pub fn estimate_sequences(&self, model: String, weights_bytes: u64, ctx: u32, sequences: u32) -> Estimate {
+        let tokens = u64::from(ctx) * u64::from(sequences);
+        let kv_cache_bytes = self.kv_cache_bytes(tokens);
+        let recurrent_state_bytes = self.recurrent_state_bytes() * u64::from(sequences);
+        let ctx = u32::try_from(tokens).unwrap_or(u32::MAX);
         Estimate {
             model,
             ctx,
@@ -220,6 +229,21 @@ pub fn per_type(path: &std::path::Path, est: &Estimate, available: Option<u64>) 
         .collect()
 }
 
+/// What `sequences` sequences of `ctx` tokens each need over the GGUF at `path` with the KV
+/// cache in `kv`, its weights counted as the file's size. Only the file's metadata and
+/// vocabulary are read (not its weights), so this is quick and takes little memory.
+pub fn estimate_file(
+    path: &std::path::Path,
+    kv: crate::engine::KvType,
+    ctx: u32,
+    sequences: u32,
+) -> Result<Estimate, crate::engine::EngineError> {
+    let options = crate::engine::ModelOptions { vocab_only: true, gpu_layers: Some(0), ..Default::default() };
+    let model = Model::load(path, &options)?;
+    let weights_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    Ok(Shape::with_kv(&model, kv).estimate_sequences(path.display().to_string(), weights_bytes, ctx, sequences))
+}
+
 /// What `model` needs at `ctx` tokens.
 pub fn estimate(model: &Model, ctx: u32) -> Estimate {
     estimate_with_kv(model, ctx, crate::engine::KvType::Auto)
@@ -286,6 +310,11 @@ mod tests {
         assert_eq!(e.recurrent_state_bytes, 18 * (3 * (2048 + 2 * 16 * 128) * 4 + 16 * 128 * 128 * 4));
         assert_eq!(e.total_bytes, 1_000 + e.kv_cache_bytes + e.recurrent_state_bytes);
         assert_eq!(e.architecture, "qwen35");
+        // Three sequences: three recurrent states, one copy of the weights.
+        let three = shape.estimate_sequences("synth.gguf".into(), 1_000, 16_384, 3);
+        assert_eq!(three.recurrent_state_bytes, 3 * e.recurrent_state_bytes);
+        assert_eq!(three.kv_cache_bytes, 3 * e.kv_cache_bytes);
+        assert_eq!(three.total_bytes, 1_000 + 3 * (e.kv_cache_bytes + e.recurrent_state_bytes));
     }
 
     #[test]
@@ -312,6 +341,10 @@ mod tests {
         assert_eq!(shape.full_attention_layers(), 30);
         assert_eq!(shape.kv_cache_bytes(16_384), 16_384 * 30 * 3 * (64 + 64) * 2);
         assert_eq!(shape.recurrent_state_bytes(), 0);
+        // Sequences of a batched context: a KV cache each over one copy of the weights.
+        let four = shape.estimate_sequences(String::new(), 100, 1_000, 4);
+        assert_eq!((four.ctx, four.kv_cache_bytes), (4_000, shape.kv_cache_bytes(4_000)));
+        assert_eq!(four.total_bytes, 100 + shape.kv_cache_bytes(4_000));
         // An interval on a model llama.cpp calls neither recurrent nor hybrid is ignored.
         let mut meta = meta;
         meta.insert("llama.full_attention_interval", "4");

@@ -86,6 +86,23 @@ line'), (NULL);",
     path
 }
 
+/// Cells that would command a terminal: `ESC ] 0 ; PWNED BEL` sets the window title, `ESC [ 2 J`
+/// clears the screen.
+pub const HOSTILE_CELLS: [&str; 2] = ["open\x1b]0;PWNED\x07", "shipped\x1b[2J"];
+
+/// A database whose text would command a terminal: `orders(order_id, status)`, ten orders whose
+/// statuses alternate between [`HOSTILE_CELLS`], built with rusqlite in `dir`.
+pub fn hostile_db(dir: &Path) -> PathBuf {
+    let path = dir.join("esc.sqlite");
+    let conn = rusqlite::Connection::open(&path).expect("create db");
+    conn.execute_batch("CREATE TABLE orders (order_id INTEGER PRIMARY KEY, status TEXT)").expect("create table");
+    for (i, status) in HOSTILE_CELLS.iter().cycle().take(10).enumerate() {
+        conn.execute("INSERT INTO orders VALUES (?1, ?2)", rusqlite::params![i as i64, status]).expect("insert");
+    }
+    drop(conn);
+    path
+}
+
 /// Largest |a - b|.
 pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)

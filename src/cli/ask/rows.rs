@@ -1,9 +1,11 @@
 //! An answer's first rows for people (a table, with comfy-table) and for scripts (CSV, with the
-//! csv crate).
+//! csv crate). The table's names and cells are the database's text: each is printed on one line
+//! with its control characters escaped ([`escape_line`]); the CSV keeps the bytes.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, ContentArrangement, Table};
 use serde_json::Value;
 use sqale::env::RowsPreview;
+use sqale::printable::escape_line;
 
 /// Terminals narrower than this get the table as it is, not wrapped.
 const MIN_WRAP_WIDTH: u16 = 20;
@@ -18,7 +20,7 @@ fn cell(v: &Value, null_text: &str) -> String {
 }
 
 /// The rows as a table, numeric columns right-aligned (wrapped to the terminal's width when
-/// stdout is one).
+/// stdout is one), every name and cell escaped for the terminal.
 pub fn table(rows: &RowsPreview) -> String {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
@@ -26,9 +28,9 @@ pub fn table(rows: &RowsPreview) -> String {
     if t.width().is_some_and(|w| w >= MIN_WRAP_WIDTH) {
         t.set_content_arrangement(ContentArrangement::Dynamic);
     }
-    t.set_header(rows.columns.clone());
+    t.set_header(rows.columns.iter().map(|c| escape_line(c).into_owned()).collect::<Vec<_>>());
     for r in &rows.rows {
-        t.add_row(r.iter().map(|v| cell(v, "NULL")).collect::<Vec<_>>());
+        t.add_row(r.iter().map(|v| escape_line(&cell(v, "NULL")).into_owned()).collect::<Vec<_>>());
     }
     for i in 0..rows.columns.len() {
         let mut values = rows.rows.iter().filter_map(|r| r.get(i)).filter(|v| !v.is_null()).peekable();
@@ -87,6 +89,22 @@ mod tests {
         }
         // Numbers are right-aligned: the short one is padded on its left.
         assert!(t.contains("   3 │"), "{t}");
+    }
+
+    #[test]
+    fn tables_escape_what_a_terminal_would_obey() {
+        let rows = RowsPreview {
+            columns: vec!["st\x1b[2Jatus".into()],
+            rows: vec![vec![json!("open\x1b]0;PWNED\x07")], vec![json!("a\nb")]],
+            truncated: false,
+        };
+        let t = table(&rows);
+        assert!(!t.contains('\x1b') && !t.contains('\x07'), "{t:?}");
+        for s in ["st\\u{1b}[2Jatus", "open\\u{1b}]0;PWNED\\u{7}", "a\\nb"] {
+            assert!(t.contains(s), "{s} in\n{t}");
+        }
+        // The CSV keeps the bytes (the output escapes them on a terminal).
+        assert!(csv(&rows).unwrap().contains("open\x1b]0;PWNED\x07"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 use sqale::agent::AgentError;
 use sqale::generate::{GenerateError, Generator};
+use sqale::printable::{escape_controls, escape_line};
 
 use super::super::errors::{error_text, with_flag_hint};
 use super::asker::{Asker, Notes, Options};
@@ -47,7 +48,10 @@ pub fn interactive<G: Generator + Notes>(asker: &mut Asker<G>, options: &mut Opt
         }
     })
     .context("installing the Ctrl-C handler")?;
-    eprintln!("Ask a question about {}; /help lists the commands, Ctrl-D quits.", options.db.display());
+    eprintln!(
+        "Ask a question about {}; /help lists the commands, Ctrl-D quits.",
+        escape_line(&options.db.display().to_string())
+    );
     loop {
         match editor.readline(">>> ") {
             Ok(line) => {
@@ -120,12 +124,13 @@ fn ask<G: Generator + Notes>(asker: &mut Asker<G>, options: &Options, question: 
     }
 }
 
-/// Says what failed: on stderr, and for a script reading JSON Lines, as the line's answer.
+/// Says what failed: on stderr (escaped), and for a script reading JSON Lines, as the line's
+/// answer.
 fn failed(options: &Options, mode: Mode, line: &str, error: &str) -> Step {
     if mode == Mode::Lines && options.format == Format::Json {
         println!("{}", serde_json::json!({ "line": line, "error": error }));
     }
-    eprintln!("error: {error}");
+    eprintln!("error: {}", escape_controls(error));
     Step::Failed
 }
 
@@ -135,11 +140,11 @@ fn apply(options: &mut Options, command: Command) -> anyhow::Result<()> {
         Command::Db(path) => {
             // Refused here, not at the next question.
             sqale::env::Environment::open(&path)?;
-            eprintln!("database: {}", path.display());
+            eprintln!("database: {}", escape_line(&path.display().to_string()));
             options.db = path;
         }
         Command::Evidence(e) => {
-            eprintln!("evidence: {}", e.as_deref().unwrap_or("(none)"));
+            eprintln!("evidence: {}", escape_line(e.as_deref().unwrap_or("(none)")));
             options.evidence = e;
         }
         Command::Trace(on) => options.trace = on,
@@ -156,7 +161,10 @@ fn history_file() -> Option<PathBuf> {
     match std::fs::create_dir_all(&root) {
         Ok(()) => Some(root.join("ask_history")),
         Err(e) => {
-            eprintln!("sqale: no history this session: cannot create {}: {e}", root.display());
+            eprintln!(
+                "sqale: no history this session: cannot create {}: {e}",
+                escape_line(&root.display().to_string())
+            );
             None
         }
     }
@@ -172,6 +180,10 @@ fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
         Ok(())
     };
     if let Err(e) = save() {
-        eprintln!("sqale: could not save the history to {}: {e}", path.display());
+        eprintln!(
+            "sqale: could not save the history to {}: {}",
+            escape_line(&path.display().to_string()),
+            escape_controls(&e.to_string())
+        );
     }
 }
