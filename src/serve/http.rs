@@ -397,7 +397,8 @@ pub(super) fn episode_error(st: &AppState, db: &str, e: &EpisodeError) -> (Statu
     let (status, message) = episode_status(e);
     let shown = st.redact.text(&message).into_owned();
     if shown != message || matches!(e, EpisodeError::Failed(_)) {
-        eprintln!("sqale serve: an episode on database {db} failed: {message}");
+        let line = format!("sqale serve: an episode on database {db} failed: {message}");
+        eprintln!("{}", crate::printable::escape_controls(&line));
     }
     let shown = if shown == message { shown } else { format!("{shown} (the server's log names the file)") };
     (status, shown)
