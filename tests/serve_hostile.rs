@@ -1031,3 +1031,43 @@ fn a_key_that_is_not_text_is_named_as_such() {
     assert_eq!(status, 401);
     assert!(body.contains("not 'Bearer <key>'"), "{body}");
 }
+
+/// A client that sends a whole body over the limit without waiting reads its 413: the server
+/// closes the connection by ending its output and dropping what the client still sends until
+/// the client closes (a socket closed with unread input resets the connection, and on some
+/// systems the reset takes the answer with it; Linux keeps it readable, so this guards the
+/// answer rather than the reset).
+#[test]
+fn a_body_over_the_limit_sent_whole_still_gets_its_413() {
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--max-body-bytes", "1000"]);
+    for _ in 0..5 {
+        let mut c = connect(&s);
+        let body = "x".repeat(4 << 20);
+        let head = format!(
+            "POST /v1/ask HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            addr(&s),
+            body.len()
+        );
+        let mut writer = c.try_clone().unwrap();
+        let sender = std::thread::spawn(move || {
+            let _ = writer.write_all(head.as_bytes());
+            let _ = writer.write_all(body.as_bytes());
+        });
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Read until the answer's end (the server closes its side after it).
+        loop {
+            match c.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("HTTP/1.1 413"), "{text:?}");
+        assert!(text.contains("--max-body-bytes"), "{text}");
+        drop(c);
+        sender.join().unwrap();
+    }
+}

@@ -13,12 +13,18 @@
 //!   a client that left is gone within a fraction of a second, its episode cancelled. A reset
 //!   (a client that closed with unread data, or with `SO_LINGER` 0) ends the connection at once.
 //!   A JSON answer has nothing to send before it is done: its client is taken to be waiting.
+//! - **A connection closed before its request was read whole still delivers its answer.** A 413
+//!   (or a 408) closes the connection with the client's body unread, and a socket closed with
+//!   unread input resets the connection, which can take the answer with it. So a connection's
+//!   closing sends the end of the server's output, then reads and drops what the client still
+//!   sends until it closes too, for at most [`LINGER`] (as web servers' "lingering close").
 //! - **hyper's own answers say what is wrong.** A request hyper cannot parse (a byte HTTP does
 //!   not allow, headers over the limit) gets its automatic 400, 414 or 431 with no body; here
 //!   that answer is given a JSON body like every other error of the service's
 //!   ([`with_error_body`]).
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -32,6 +38,10 @@ use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
+
+/// The longest a closing connection waits for its client to close too, reading and dropping
+/// what it still sends.
+pub const LINGER: Duration = Duration::from_secs(2);
 
 /// How one connection's client stands: shared by its IO, its service and its requests.
 #[derive(Debug, Default)]
@@ -158,12 +168,14 @@ pub(super) struct ClientIo {
     /// how many of them are sent.
     replacement: Vec<u8>,
     sent: usize,
+    /// Once closing: until when it reads and drops what the client still sends.
+    linger: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl ClientIo {
     /// `stream`, whose client is `client`.
     pub(super) fn new(stream: TcpStream, client: std::sync::Arc<Client>) -> Self {
-        ClientIo { stream, client, replacement: Vec::new(), sent: 0 }
+        ClientIo { stream, client, replacement: Vec::new(), sent: 0, linger: None }
     }
 
     /// Sends what is left of the replacement.
@@ -230,7 +242,27 @@ impl AsyncWrite for ClientIo {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.poll_replacement(cx))?;
-        Pin::new(&mut this.stream).poll_shutdown(cx)
+        let linger = match &mut this.linger {
+            Some(linger) => linger,
+            None => {
+                ready!(Pin::new(&mut this.stream).poll_shutdown(cx))?;
+                this.linger.insert(Box::pin(tokio::time::sleep(LINGER)))
+            }
+        };
+        // The output has ended; what the client still sends is read and dropped until it closes
+        // too (or errs, or the time is up), so that closing sends no reset.
+        let mut scratch = [0u8; 4096];
+        loop {
+            if linger.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Ok(()));
+            }
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut this.stream).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if !buf.filled().is_empty() => continue,
+                Poll::Ready(_) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
