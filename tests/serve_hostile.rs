@@ -91,6 +91,16 @@ fn serve(stub: &Stub, extra: &[&str]) -> Server {
 }
 
 /// `sqale serve ARGS` with the open-file limit (`ulimit -n`) set to `files`.
+/// A server on a scripted vLLM stub whose API key is `s3cret-key` (its file in `dir`), and the
+/// stub, which must outlive it.
+fn serve_with_key(dir: &std::path::Path) -> (Stub, Server) {
+    let key_file = dir.join("key");
+    std::fs::write(&key_file, "s3cret-key\n").unwrap();
+    let stub = vllm(Arc::default());
+    let s = serve(&stub, &["--api-key-file", key_file.to_str().unwrap()]);
+    (stub, s)
+}
+
 fn serve_with_file_limit(files: u32, args: &[String]) -> Server {
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(format!("ulimit -n {files} && exec \"$0\" serve \"$@\"")).arg(bin()).args(args);
@@ -466,10 +476,7 @@ fn a_request_naming_another_host_is_refused() {
 #[test]
 fn the_bearer_scheme_is_case_insensitive() {
     let dir = tempfile::tempdir().unwrap();
-    let key_file = dir.path().join("key");
-    std::fs::write(&key_file, "s3cret-key\n").unwrap();
-    let stub = vllm(Arc::default());
-    let s = serve(&stub, &["--api-key-file", key_file.to_str().unwrap()]);
+    let (_stub, s) = serve_with_key(dir.path());
     let host = format!("Host: {}", addr(&s));
     for auth in ["Bearer s3cret-key", "bearer s3cret-key", "BEARER s3cret-key", "Bearer   s3cret-key"] {
         let (status, body) = raw_get(&s, "/v1/databases", &[&host, &format!("Authorization: {auth}")]);
@@ -1017,10 +1024,7 @@ fn chat_fields_that_cannot_be_honoured_are_refused() {
 #[test]
 fn a_key_that_is_not_text_is_named_as_such() {
     let dir = tempfile::tempdir().unwrap();
-    let key_file = dir.path().join("key");
-    std::fs::write(&key_file, "s3cret-key\n").unwrap();
-    let stub = vllm(Arc::default());
-    let s = serve(&stub, &["--api-key-file", key_file.to_str().unwrap()]);
+    let (_stub, s) = serve_with_key(dir.path());
     let mut req = format!("GET /v1/databases HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", addr(&s)).into_bytes();
     req.extend_from_slice(b"Authorization: Bearer s3cret-key\xff\r\n\r\n");
     let (status, body) = raw_bytes(&s, &req);
