@@ -119,15 +119,7 @@ fn connect(s: &Server) -> TcpStream {
 
 /// Sends `request` (whole, `Connection: close`) and reads the answer: status and body.
 fn raw(s: &Server, request: &str) -> (u16, String) {
-    let mut c = connect(s);
-    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    c.write_all(request.as_bytes()).unwrap();
-    let mut out = Vec::new();
-    let _ = c.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    (status, body)
+    raw_bytes(s, request.as_bytes())
 }
 
 /// `GET path` with `headers` (each `Name: value`), by raw TCP.
