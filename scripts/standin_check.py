@@ -2,7 +2,8 @@
 """Check that the committed stand-in is what this repository's scripts make: the training
 episodes (tests/fixtures/standin/train-episodes.jsonl.gz) against their checksum, the vocabulary
 that scripts/standin_tokenizer.py trains on them against the committed one's checksum, and the
-first steps of scripts/standin_train.py against the committed loss curve (loss.jsonl).
+first steps of scripts/standin_train.py, with every setting training.json records, against the
+committed loss curve (loss.jsonl).
 
     python3 scripts/standin_check.py [--steps 3] [--fixtures tests/fixtures/standin]
 
@@ -24,6 +25,7 @@ from make_qwen35_tokenizer import sha256_file  # noqa: E402  (scripts/, standard
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Losses are printed to 6 decimals; another CPU may sum in another order.
 TOLERANCE = 2e-3
+LEGACY = {"layers": 4, "hidden": 256, "ffn": 768, "full_every": 2, "batch": 4}
 
 
 def sums(path):
@@ -33,6 +35,23 @@ def sums(path):
         digest, name = line.split()
         out[name] = digest
     return out
+
+
+def train_flags(meta):
+    """standin_train.py's flags for the settings training.json records. A setting it leaves out has
+    the value the first committed stand-in was trained with (4 layers, feed-forward 768, batches of
+    4 episodes), from before training.json recorded it."""
+    flags = []
+    for key in ("steps", "lr", "seed", "decay_steps", "warmup", "layers", "hidden", "ffn", "full_every", "heads",
+                "tokens_per_step", "batch"):
+        value = meta.get(key, LEGACY.get(key))
+        if key == "decay_steps" and value is None:
+            value = meta["steps"]
+        if key == "batch" and meta.get("tokens_per_step"):
+            value = None
+        if value is not None:
+            flags += ["--" + key.replace("_", "-"), str(value)]
+    return flags
 
 
 def fail(message):
@@ -64,9 +83,7 @@ def main():
             fail("standin_tokenizer.py made another vocabulary than the committed stand-in's")
         run = os.path.join(work, "run")
         subprocess.run([sys.executable, os.path.join(HERE, "standin_train.py"), episodes, tok, run,
-                        "--steps", str(meta["steps"]), "--lr", str(meta["lr"]), "--seed", str(meta["seed"]),
-                        "--decay-steps", str(meta.get("decay_steps", meta["steps"])),
-                        "--stop-at", str(a.steps)],
+                        *train_flags(meta), "--stop-at", str(a.steps)],
                        check=True)
         got = [json.loads(l) for l in open(os.path.join(run, "loss.jsonl"))]
         for g, w in zip(got, curve[: a.steps]):
