@@ -305,7 +305,8 @@ def resolve_config(a, run):
         if given[k] is not None:
             if k in recorded and k not in SCHEDULE_DEFAULTS and recorded[k] != given[k]:
                 flag = "--" + k.replace("_", "-")
-                sys.exit(f"standin_train: {run} was trained with {flag} {recorded[k]}, not {given[k]}: "
+                was = f"with {flag} {recorded[k]}" if recorded[k] is not None else f"without {flag}"
+                sys.exit(f"standin_train: {run} was trained {was}, not {flag} {given[k]}: "
                          f"leave {flag} out to go on with it, or use another RUN_DIR")
             conf[k] = given[k]
         else:
@@ -404,8 +405,8 @@ def main():
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
-    os.makedirs(a.run, exist_ok=True)
     conf, conf_path = resolve_config(a, a.run)
+    os.makedirs(a.run, exist_ok=True)
     tok = Tokenizer.from_file(os.path.join(a.tokenizer, "tokenizer.json"))
     model, head, cfg_dict = build(conf, tok)
     params = list(model.parameters()) + list(head.parameters())
