@@ -420,7 +420,10 @@ def main():
         export(model, head, a.tokenizer, a.export, cfg_dict, tok)
         print(f"step {step} exported to {a.export}", file=sys.stderr)
         return
-    atomic_write(conf_path, lambda tmp: json.dump(conf, open(tmp, "w"), indent=1))
+    def write_conf(tmp):
+        with open(tmp, "w") as f:
+            json.dump(conf, f, indent=1)
+    atomic_write(conf_path, write_conf)
     # The loss curve holds exactly the steps of the checkpoint.
     kept = []
     if os.path.exists(log_path):
