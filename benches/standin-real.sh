@@ -38,7 +38,7 @@ meta = {}
 for line in open(bench, encoding="utf-8"):
     if line.strip():
         q = json.loads(line)
-        meta[q["id"]] = (q["id"].rsplit("_", 1)[0], q.get("kind", "?"))
+        meta[q["id"]] = (q["db"].rsplit("/", 1)[-1].rsplit(".", 1)[0], q.get("kind", "?"))
 
 
 def wilson(k, n, z=1.96):
