@@ -120,15 +120,20 @@ def build(path, make):
     if os.path.exists(tmp):
         os.remove(tmp)
     db = sqlite3.connect(tmp)
-    db.execute("PRAGMA foreign_keys = ON")
-    with db:
-        make(db)
-    bad = db.execute("PRAGMA foreign_key_check").fetchall()
-    if bad:
-        fail(f"{path}: rows break a declared foreign key: {bad[:5]}")
-    db.execute("VACUUM")
-    db.close()
-    os.replace(tmp, path)
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        with db:
+            make(db)
+        bad = db.execute("PRAGMA foreign_key_check").fetchall()
+        if bad:
+            fail(f"{path}: rows break a declared foreign key: {bad[:5]}")
+        db.execute("VACUUM")
+        db.close()
+        os.replace(tmp, path)
+    except BaseException:
+        db.close()
+        os.remove(tmp)
+        raise
 
 
 # ---------------------------------------------------------------------------------------------
