@@ -241,13 +241,15 @@ fn bars(columns: &[String], rows: &[Vec<Value>], label: usize, values: &[usize])
     );
     for (i, (row, full)) in rows.iter().zip(&labels).enumerate() {
         let gy = top + group_h * i as f64 + 4.0;
+        let shown = fit(full, 11.0, x0 - 8.0);
+        // A label cut to fit says itself whole on hover.
+        let whole = if &shown == full { String::new() } else { format!("<title>{}</title>", esc(full)) };
         let _ = write!(
             s,
-            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\"><title>{}</title>{}</text>",
+            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{whole}{}</text>",
             x0 - 6.0,
             gy + group_h / 2.0,
-            esc(full),
-            esc(&fit(full, 11.0, x0 - 8.0))
+            esc(&shown)
         );
         for (k, &c) in values.iter().enumerate() {
             let Some(v) = number(&row[c]) else { continue };

@@ -277,7 +277,7 @@ fn parquet(
             field.get_basic_info().has_repetition() && field.get_basic_info().repetition() == Repetition::REPEATED;
         if field.is_group() || repeated {
             return Err(reason(format!(
-                "column {:?} is nested (a struct, list or map); sqale imports flat tables: flatten it first \
+                "column \"{}\" is nested (a struct, list or map); sqale imports flat tables: flatten it first \
                  (e.g. `duckdb -c \"COPY (SELECT ... ) TO 'flat.parquet'\"`) or write it as CSV",
                 crate::printable::escape_line(&name)
             )));

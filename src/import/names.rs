@@ -17,12 +17,12 @@ pub(super) fn table_name(path: &Path) -> Result<String, String> {
     let Some(stem) = stem.to_str() else {
         return Err("its file name is not UTF-8: rename the file".into());
     };
-    check(stem).map_err(|why| format!("its file name {:?} {why}: rename the file", escape_line(stem)))?;
+    check(stem).map_err(|why| format!("its file name \"{}\" {why}: rename the file", escape_line(stem)))?;
     if stem.is_empty() {
         return Err("its file name is empty before the extension: rename the file".into());
     }
     if stem.to_ascii_lowercase().starts_with("sqlite_") {
-        return Err(format!("table names starting sqlite_ are SQLite's own ({stem:?}): rename the file"));
+        return Err(format!("table names starting sqlite_ are SQLite's own (\"{stem}\"): rename the file"));
     }
     Ok(stem.to_string())
 }
@@ -34,7 +34,7 @@ pub(super) fn column_names(names: &[String]) -> Result<Vec<String>, String> {
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         check(name)
-            .map_err(|why| format!("column {}'s name {:?} {why}: rename it in the file", i + 1, escape_line(name)))?;
+            .map_err(|why| format!("column {}'s name \"{}\" {why}: rename it in the file", i + 1, escape_line(name)))?;
         let base = if name.trim().is_empty() { format!("column_{}", i + 1) } else { name.clone() };
         let mut name = base.clone();
         let mut k = 2;
