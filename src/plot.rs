@@ -154,19 +154,19 @@ fn fit(s: &str, size: f64, max: f64) -> String {
     format!("{}…", s.chars().take(keep).collect::<String>())
 }
 
-/// Width of every chart (it scales down with its container).
+/// Width of a line chart and a number (charts scale down with their container).
 const W: f64 = 640.0;
 
-fn open_svg(kind: &str, h: f64, title: &str) -> String {
+fn open_svg(kind: &str, w: f64, h: f64, title: &str) -> String {
     format!(
-        "<svg class=\"chart {kind}\" viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" role=\"img\" aria-label=\"{}\" \
+        "<svg class=\"chart {kind}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"{}\" \
          style=\"max-width:100%;height:auto\" font-family=\"sans-serif\">",
         esc(title)
     )
 }
 
 fn big_number(column: &str, v: f64) -> String {
-    let mut s = open_svg("number", 100.0, column);
+    let mut s = open_svg("number", W, 100.0, column);
     let _ = write!(
         s,
         "<text class=\"value\" x=\"20\" y=\"62\" font-size=\"52\" font-weight=\"bold\">{}</text>\
@@ -195,8 +195,11 @@ fn bars(columns: &[String], rows: &[Vec<Value>], label: usize, values: &[usize])
     let bar_h = 16.0;
     let group_h = bar_h * series as f64 + 8.0;
     let labels: Vec<String> = rows.iter().map(|r| label_of(&r[label])).collect();
-    let label_w = labels.iter().map(|l| text_width(l, 11.0)).fold(40.0, f64::max).min(200.0);
-    let (x0, x1) = (label_w + 14.0, W - 60.0);
+    let label_w = labels.iter().map(|l| text_width(l, 12.0)).fold(40.0, f64::max).min(200.0);
+    // As wide as the labels and a plot of 300 px need: text stays readable when a phone's
+    // screen scales the chart down.
+    let (x0, x1) = (label_w + 14.0, label_w + 14.0 + 300.0);
+    let w = x1 + 50.0;
     let top = 22.0;
     let legend_h = if series > 1 { 20.0 } else { 0.0 };
     let plot_bottom = top + group_h * rows.len() as f64;
@@ -206,7 +209,7 @@ fn bars(columns: &[String], rows: &[Vec<Value>], label: usize, values: &[usize])
         value_axis(all.iter().copied().fold(0.0, f64::min), all.iter().copied().fold(0.0, f64::max));
     let x_of = |v: f64| x0 + (x1 - x0) * (v - start) / (end - start);
     let names: Vec<&str> = values.iter().map(|&c| columns[c].as_str()).collect();
-    let mut s = open_svg("bar", h, &format!("{} by {}", names.join(", "), columns[label]));
+    let mut s = open_svg("bar", w, h, &format!("{} by {}", names.join(", "), columns[label]));
     let _ = write!(
         s,
         "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">{}</text>",
@@ -241,12 +244,12 @@ fn bars(columns: &[String], rows: &[Vec<Value>], label: usize, values: &[usize])
     );
     for (i, (row, full)) in rows.iter().zip(&labels).enumerate() {
         let gy = top + group_h * i as f64 + 4.0;
-        let shown = fit(full, 11.0, x0 - 8.0);
+        let shown = fit(full, 12.0, x0 - 8.0);
         // A label cut to fit says itself whole on hover.
         let whole = if &shown == full { String::new() } else { format!("<title>{}</title>", esc(full)) };
         let _ = write!(
             s,
-            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{whole}{}</text>",
+            "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{whole}{}</text>",
             x0 - 6.0,
             gy + group_h / 2.0,
             esc(&shown)
@@ -269,7 +272,7 @@ fn bars(columns: &[String], rows: &[Vec<Value>], label: usize, values: &[usize])
             let (vx, anchor) = if v < 0.0 { (x - 3.0, "end") } else { (x + w + 3.0, "start") };
             let _ = write!(
                 s,
-                "<text class=\"value\" x=\"{vx:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"{anchor}\">{}</text>",
+                "<text class=\"value\" x=\"{vx:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"{anchor}\">{}</text>",
                 y + bar_h - 5.0,
                 esc(&shown)
             );
@@ -312,7 +315,7 @@ fn line(columns: &[String], rows: &[Vec<Value>], xc: usize, yc: usize) -> String
     let (t0, t1) = (points.first().map_or(0.0, |p| p.0), points.last().map_or(1.0, |p| p.0));
     let span = if t1 > t0 { t1 - t0 } else { 1.0 };
     let x_of = |t: f64| x0 + (x1 - x0) * (t - t0) / span;
-    let mut s = open_svg("line", h, &format!("{} over {}", columns[yc], columns[xc]));
+    let mut s = open_svg("line", W, h, &format!("{} over {}", columns[yc], columns[xc]));
     let n = ((end - start) / step).round() as usize;
     for k in 0..=n {
         let v = start + k as f64 * step;
