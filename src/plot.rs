@@ -508,7 +508,7 @@ pub fn text_bars(columns: &[String], rows: &[Vec<Value>], width: usize) -> Optio
             Some(v) if max > 0.0 => {
                 let eighths = (v / max * width as f64 * 8.0).round() as usize;
                 let mut bar = "█".repeat(eighths / 8);
-                if eighths % 8 > 0 {
+                if !eighths.is_multiple_of(8) {
                     bar.push(['▏', '▎', '▍', '▌', '▋', '▊', '▉'][eighths % 8 - 1]);
                 }
                 (bar, format_number(*v))

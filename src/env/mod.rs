@@ -34,6 +34,9 @@ use worker::{Runner, Session};
 /// pairs.
 pub type TableGraph = (Vec<String>, Vec<(String, String)>);
 
+/// A table or view and its columns: `(relation, [(column, declared type)])`.
+pub type RelationColumns = (String, Vec<(String, String)>);
+
 /// Rows [`Environment::execute`] returns at most.
 pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
 
@@ -154,7 +157,7 @@ impl Environment {
     }
 
     /// Each table's and view's columns, in schema order: `(relation, [(column, declared type)])`.
-    pub fn columns(&self) -> Result<Vec<(String, Vec<(String, String)>)>, ToolError> {
+    pub fn columns(&self) -> Result<Vec<RelationColumns>, ToolError> {
         self.runner.run(|s| {
             let rels = s.relations()?;
             let _deadline = s.db.arm(s.limits.timeout);

@@ -110,7 +110,7 @@ pub fn resolve(path: &Path) -> Result<Option<PathBuf>, ImportError> {
         return Ok(None);
     }
     let stamps: Vec<Stamp> = sources.iter().map(|s| s.stamp.clone()).collect();
-    static SEEN: Mutex<Option<HashMap<PathBuf, (Vec<Stamp>, PathBuf)>>> = Mutex::new(None);
+    static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
     let key_path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     if let Some((seen, db)) = SEEN.lock().ok().and_then(|m| m.as_ref().and_then(|m| m.get(&key_path).cloned())) {
         if seen == stamps && db.is_file() {
@@ -123,6 +123,10 @@ pub fn resolve(path: &Path) -> Result<Option<PathBuf>, ImportError> {
     }
     Ok(Some(db))
 }
+
+/// The imports this process has made or found: a path given, the stamps of its files then, and
+/// its database.
+type Seen = HashMap<PathBuf, (Vec<Stamp>, PathBuf)>;
 
 /// What identifies a file's version without reading it: size, modification time, inode.
 #[derive(Debug, Clone, PartialEq)]
@@ -382,7 +386,7 @@ fn import_one(
                 fix: SMALLER,
             });
         }
-        if n % 4096 == 0 {
+        if n.is_multiple_of(4096) {
             deadline.check()?;
         }
         Ok(())
@@ -413,7 +417,7 @@ fn import_one(
         values.resize(columns.len(), Value::Null);
         insert.execute(rusqlite::params_from_iter(values)).map_err(sql)?;
         written += 1;
-        if written % 4096 == 0 {
+        if written.is_multiple_of(4096) {
             deadline.check()?;
         }
         Ok(())
