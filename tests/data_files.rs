@@ -6,6 +6,8 @@
 //! `--no-chart`, not into a pipe).
 
 mod common;
+#[path = "support/serve_client.rs"]
+mod serve_client;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -141,6 +143,41 @@ fn the_standin_answers_over_a_csv_with_the_demo_rows_and_the_file_is_unchanged()
     std::fs::write(&csv, "status,n\nnew,1\n").unwrap();
     assert!(result(&tools(&cache, &csv, run_query("SELECT * FROM orders"))).contains("new | 1"));
     assert_eq!(imports(&cache).len(), 2);
+}
+
+/// `sqale serve --db orders=orders.csv`: the data file served by name, its columns listed, the
+/// stand-in's answer over it the demo's rows with a chart, and the file unchanged.
+#[test]
+fn serve_answers_over_a_data_file_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("orders.csv");
+    orders_csv(&csv);
+    let before = std::fs::read(&csv).unwrap();
+    let s = serve_client::Server::start_with_env(
+        Path::new(env!("CARGO_BIN_EXE_sqale")),
+        &["--model", standin().to_str().unwrap(), "--ctx", "4096", "--db", &format!("orders={}", csv.display())],
+        &[("XDG_CACHE_HOME", dir.path().join("cache").to_str().unwrap())],
+    );
+    let (status, body) = serve_client::get(&format!("{}/v1/databases", s.url), None);
+    assert_eq!(status, 200, "{body}");
+    let dbs: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(dbs["databases"][0]["tables"], json!(["orders"]), "{body}");
+    let columns = &dbs["databases"][0]["columns"][0]["columns"];
+    assert!(columns.as_array().unwrap().contains(&json!({"name": "status", "type": "TEXT"})), "{body}");
+    assert!(!body.contains(dir.path().to_str().unwrap()), "no path reaches a client: {body}");
+    let reply = serve_client::post(
+        &format!("{}/v1/ask", s.url),
+        &json!({"question": QUESTION, "db": "orders", "seed": 1}).to_string(),
+        &[],
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let answer = reply.json();
+    assert_eq!(answer["db"], "orders");
+    let statuses: Vec<&str> =
+        answer["rows"]["rows"].as_array().unwrap().iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(statuses.len(), 5, "{answer}");
+    assert_eq!(answer["chart"].as_str().unwrap().matches("<rect class=\"bar\"").count(), 5);
+    assert_eq!(std::fs::read(&csv).unwrap(), before);
 }
 
 /// TSV, JSON Lines, Parquet and a folder of them: one table a file, types inferred, names kept.
