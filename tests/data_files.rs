@@ -180,6 +180,35 @@ fn serve_answers_over_a_data_file_by_name() {
     assert_eq!(std::fs::read(&csv).unwrap(), before);
 }
 
+/// `sqale eval` over a manifest whose `db` is a CSV file: the stand-in's answer is scored
+/// against the gold query run on the same imported table, and the file is unchanged.
+#[test]
+fn eval_scores_a_question_over_a_data_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("orders.csv");
+    orders_csv(&csv);
+    let before = std::fs::read(&csv).unwrap();
+    let bench = dir.path().join("bench.jsonl");
+    let line = json!({"id": "s1", "db": "orders.csv", "question": QUESTION,
+                      "gold_sql": "SELECT status, COUNT(*) FROM orders GROUP BY status"});
+    std::fs::write(&bench, format!("{line}\n")).unwrap();
+    let out = sqale(&dir.path().join("cache"))
+        .arg("eval")
+        .arg("--bench")
+        .arg(&bench)
+        .arg("-m")
+        .arg(standin())
+        .args(["--seed", "1", "-o"])
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let episodes = std::fs::read_to_string(dir.path().join("results/episodes.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(episodes.lines().next().unwrap()).unwrap();
+    assert_eq!(record["correct"], true, "{record}");
+    assert_eq!(std::fs::read(&csv).unwrap(), before);
+}
+
 /// TSV, JSON Lines, Parquet and a folder of them: one table a file, types inferred, names kept.
 #[test]
 fn each_format_and_a_folder_become_tables_with_inferred_types() {
