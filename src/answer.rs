@@ -33,17 +33,23 @@ pub struct Answer {
     /// Why the answer's rows could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_error: Option<String>,
+    /// The rows drawn as the chart they call for, as inline SVG ([`crate::plot`]); absent when
+    /// they call for none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chart: Option<String>,
 }
 
 impl Answer {
     /// Reads the first rows of the episode's answer from `db` (read-only, under `limits`):
-    /// `rows` when it ran, `rows_error` when it did not, neither without an answer.
+    /// `rows` when it ran (and `chart` when they call for one), `rows_error` when it did not,
+    /// neither without an answer.
     pub fn read_rows(&mut self, db: &Path, limits: &Limits) {
         (self.rows, self.rows_error) = match self.episode.sql.as_deref().map(|sql| preview(db, sql, limits)) {
             None => (None, None),
             Some(Ok(r)) => (Some(r), None),
             Some(Err(e)) => (None, Some(e.to_string())),
         };
+        self.chart = self.rows.as_ref().and_then(|r| crate::plot::svg(&r.columns, &r.rows));
     }
 
     /// Whether there is an answer to show: a query was submitted and its rows were read.

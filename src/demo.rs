@@ -46,7 +46,7 @@ fn write_into(dir: &std::path::Path, name: &str) -> std::io::Result<PathBuf> {
 
 /// `sqale-UID` in the system's temporary folder, created readable by this user alone; refused
 /// when another user owns it or others may write to it.
-fn private_temp_dir() -> std::io::Result<PathBuf> {
+pub(crate) fn private_temp_dir() -> std::io::Result<PathBuf> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{DirBuilderExt, MetadataExt};

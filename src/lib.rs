@@ -24,6 +24,8 @@
 //! - [`regular_file`]: opening a file that must be a regular file (no FIFO, device or folder);
 //! - [`secret`]: API keys read from files (a server's and a client's);
 //! - [`tools`]: the tool catalogue (names, arguments, prompt lines);
+//! - [`import`]: data files (CSV, TSV, JSON Lines, Parquet) as databases;
+//! - [`plot`]: charts as SVG and text, chosen from a result's shape (the page, `ask`, reports);
 //! - [`memory`]: resident memory, and what a model and context will take;
 //! - [`system`] and [`cpu`]: what this build and machine are (`sqale info`), CPU features;
 //! - [`defaults`], [`cache`], [`demo`], [`hash`], [`atomic`]: the shared defaults, the cache root,
@@ -55,8 +57,10 @@ pub mod eval;
 pub mod generate;
 pub mod hash;
 pub mod imatrix;
+pub mod import;
 pub mod memory;
 pub mod pack;
+pub mod plot;
 pub mod printable;
 pub mod prompt;
 pub mod protocol;

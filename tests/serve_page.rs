@@ -249,3 +249,155 @@ fn the_page_asks_and_shows_the_sql_and_rows_live() {
     eprintln!("screenshot: {} ({} bytes)", out.display(), png.len());
     assert!(page.errors.is_empty(), "console errors: {:#?}", page.errors);
 }
+
+/// Sets the page's viewport to `width` px (a phone's when `mobile`), takes a full-page
+/// screenshot into the test's temporary folder, and returns the page's scroll width.
+fn screenshot(page: &mut Page, width: u32, mobile: bool, name: &str) -> u64 {
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": width, "height": if mobile { 844 } else { 900 }, "deviceScaleFactor": 1, "mobile": mobile }),
+    );
+    let scroll = page.eval("document.documentElement.scrollWidth").as_u64().unwrap();
+    let shot = page.call("Page.captureScreenshot", json!({ "format": "png", "captureBeyondViewport": true }));
+    let png = base64_decode(shot["data"].as_str().unwrap());
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&out, &png).unwrap();
+    eprintln!("screenshot at {width} px: {} ({} bytes)", out.display(), png.len());
+    scroll
+}
+
+/// The README's question on the trained stand-in, in the browser: the answer (SQL, rows, a bar
+/// chart) comes above the trace; the chart has a bar a row, labelled by the row; the CSV
+/// download holds the rows; the question is in the session's history and shows its answer
+/// again; the schema panel lists the tables and their columns; nothing overflows at 390 px.
+#[test]
+fn the_page_puts_the_answer_and_its_chart_first_with_csv_history_and_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo.sqlite");
+    std::fs::copy(common::demo_db(), &demo).unwrap();
+    let standin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
+    let s = Server::start(
+        std::path::Path::new(env!("CARGO_BIN_EXE_sqale")),
+        &["--model", standin.to_str().unwrap(), "--ctx", "4096", "--db", &format!("demo={}", demo.display())],
+    );
+    let question = "How many orders are there for each status?";
+    let browser = Browser::start();
+    let mut page = browser.page();
+    for domain in ["Runtime.enable", "Log.enable", "Page.enable"] {
+        page.call(domain, json!({}));
+    }
+    let encoded: String = question.bytes().map(|b| format!("%{b:02X}")).collect();
+    page.call("Page.navigate", json!({ "url": format!("{}/?db=demo&seed=1&q={encoded}", s.url) }));
+    let start = Instant::now();
+    while page.eval("document.querySelectorAll('#schema details').length").as_u64() == Some(0) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the schema never loaded");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The schema panel: every table and view of the demo, with its columns.
+    let conn = rusqlite::Connection::open(&demo).unwrap();
+    let relations: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let shown = page.eval("Array.from(document.querySelectorAll('#schema summary')).map(e => e.textContent)");
+    assert_eq!(shown, json!(relations));
+    let orders = page.eval(
+        "Array.from(document.querySelectorAll('#schema details')).find(d => d.querySelector('summary').textContent === 'orders').querySelector('ul').textContent",
+    );
+    assert!(orders.as_str().unwrap().contains("status TEXT"), "{orders}");
+
+    page.eval(
+        "window.sawLive = false; new MutationObserver(() => { \
+           if (document.querySelectorAll('.turn').length > 0 \
+               && document.getElementById('status').textContent !== 'done') window.sawLive = true; \
+         }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true }); true",
+    );
+    page.eval("document.getElementById('ask').click()");
+    loop {
+        let st = page
+            .eval("document.getElementById('status').textContent + '|' + document.getElementById('status').className");
+        let st = st.as_str().unwrap().to_string();
+        if st.starts_with("done|") || st.ends_with("|error") {
+            assert!(st.starts_with("done|"), "{st}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(600), "the episode never finished on the page: {st}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert_eq!(page.eval("window.sawLive"), true, "the trace was live while the episode ran");
+
+    // The answer first: above the trace, which is collapsible.
+    let order = page.eval(
+        "(() => { const a = document.getElementById('answer').getBoundingClientRect(); \
+           const t = document.getElementById('trace-box').getBoundingClientRect(); \
+           return a.height > 0 && a.bottom <= t.top; })()",
+    );
+    assert_eq!(order, true, "the answer is above the trace");
+    assert_eq!(page.eval("document.getElementById('trace-box').tagName"), "DETAILS");
+    assert!(page.eval("document.querySelectorAll('#trace .turn').length").as_u64() > Some(0));
+
+    // The rows are what SQLite gives for the SQL shown.
+    let sql = page.eval("document.getElementById('sql').textContent").as_str().unwrap().to_string();
+    let expected: Vec<(String, i64)> = conn
+        .prepare(&sql)
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(expected.len(), 5, "a row a status: {sql}");
+    let table = page.eval(
+        "Array.from(document.querySelectorAll('#rows-table tr')).slice(1).map(tr => Array.from(tr.children).map(td => td.textContent))",
+    );
+    let want: Vec<Value> = expected.iter().map(|(l, n)| json!([l, n.to_string()])).collect();
+    assert_eq!(table, json!(want));
+
+    // The chart: a bar a row, labelled by the row's label, its value beside it.
+    let bars = page.eval("document.querySelectorAll('#chart svg rect.bar').length");
+    assert_eq!(bars.as_u64(), Some(expected.len() as u64));
+    let labels = page.eval("Array.from(document.querySelectorAll('#chart svg text.label')).map(e => e.textContent)");
+    assert_eq!(labels, json!(expected.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>()));
+    let values = page.eval("Array.from(document.querySelectorAll('#chart svg text.value')).map(e => e.textContent)");
+    assert_eq!(values, json!(expected.iter().map(|(_, n)| n.to_string()).collect::<Vec<_>>()));
+    let widths = page.eval("Array.from(document.querySelectorAll('#chart svg rect.bar')).map(e => e.getBBox().width)");
+    let widths: Vec<f64> = widths.as_array().unwrap().iter().map(|w| w.as_f64().unwrap()).collect();
+    for (i, j) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
+        assert_eq!(
+            widths[i] >= widths[j],
+            expected[i].1 >= expected[j].1,
+            "bars are as long as their values: {widths:?} {expected:?}"
+        );
+    }
+
+    // The CSV download holds the rows.
+    let csv = page.eval("fetch(document.getElementById('download-csv').href).then(r => r.text())");
+    let columns =
+        page.eval("Array.from(document.querySelectorAll('#rows-table th')).map(e => e.textContent).join(',')");
+    let mut want_csv = format!("{}\r\n", columns.as_str().unwrap());
+    for (l, n) in &expected {
+        want_csv.push_str(&format!("{l},{n}\r\n"));
+    }
+    assert_eq!(csv.as_str().unwrap(), want_csv);
+    assert_eq!(page.eval("document.getElementById('download-csv').getAttribute('download')"), "answer.csv");
+
+    // The history lists the question, and shows its answer again.
+    let history = page.eval("Array.from(document.querySelectorAll('#history li')).map(e => e.textContent)");
+    assert_eq!(history, json!([question]));
+    page.eval(
+        "document.getElementById('sql').textContent = ''; document.getElementById('chart').textContent = ''; \
+         document.getElementById('trace').replaceChildren(); document.querySelector('#history button').click(); true",
+    );
+    assert_eq!(page.eval("document.getElementById('sql').textContent"), sql.as_str());
+    assert_eq!(page.eval("document.querySelectorAll('#chart svg rect.bar').length").as_u64(), Some(5));
+    assert!(page.eval("document.querySelectorAll('#trace .turn').length").as_u64() > Some(0));
+
+    let wide = screenshot(&mut page, 1280, false, "serve-page-1280.png");
+    assert!(wide <= 1280, "no sideways scrolling at 1280 px: {wide}");
+    let narrow = screenshot(&mut page, 390, true, "serve-page-390.png");
+    assert!(narrow <= 390, "no sideways scrolling at 390 px: {narrow}");
+    assert!(page.errors.is_empty(), "console errors: {:#?}", page.errors);
+}

@@ -38,7 +38,9 @@ pub struct AskArgs {
     pub(crate) model: ModelArgs,
     #[command(flatten)]
     server: super::ServerArgs,
-    /// SQLite database (default: the demo database that ships with sqale).
+    /// SQLite database, or a data file (.csv, .tsv, .jsonl, .parquet) or a folder of them,
+    /// imported into a private cached database (default: the demo database that ships with
+    /// sqale).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Evidence (a hint) given with the question, as in BIRD.
@@ -51,6 +53,10 @@ pub struct AskArgs {
     /// (the whole episode and its rows) or `sql` (the SQL alone).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// No text bar chart under the table (drawn when the rows are a label and numbers and stdout
+    /// is a terminal).
+    #[arg(long)]
+    no_chart: bool,
     /// Print the whole episode and its rows as JSON (the same as --format json).
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -95,7 +101,14 @@ pub fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         thought_chars: args.call.max_thought_chars as usize,
         ..Settings::default()
     };
-    let options = Options { db, evidence: args.evidence.clone(), trace: args.trace, seed: args.seed, format };
+    let options = Options {
+        db,
+        evidence: args.evidence.clone(),
+        trace: args.trace,
+        seed: args.seed,
+        format,
+        chart: !args.no_chart,
+    };
     let sampling = &args.model.engine.sampling;
     let backend = |model: String, servers, ctx| Backend {
         model,

@@ -23,8 +23,9 @@ pub struct ServiceArgs {
     pub(crate) model: ModelArgs,
     #[command(flatten)]
     server: ServerArgs,
-    /// A database to answer over, as NAME=PATH (repeat for several). Requests name it by NAME
-    /// only. Default: the demo database, as `demo`.
+    /// A database to answer over, as NAME=PATH (repeat for several): a SQLite file, or a data
+    /// file (.csv, .tsv, .jsonl, .parquet) or a folder of them, imported into a private cached
+    /// database. Requests name it by NAME only. Default: the demo database, as `demo`.
     #[arg(long = "db", value_name = "NAME=PATH")]
     dbs: Vec<String>,
     /// Seconds an episode may run before it is cancelled.

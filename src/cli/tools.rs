@@ -11,7 +11,8 @@ use sqale::protocol::{extract_calls, Parsed};
 /// Arguments of `sqale tools`.
 #[derive(Args, Debug)]
 pub struct ToolsArgs {
-    /// SQLite database (default: the demo database).
+    /// SQLite database, or a data file (.csv, .tsv, .jsonl, .parquet) or a folder of them,
+    /// imported into a private cached database (default: the demo database).
     #[arg(long)]
     db: Option<PathBuf>,
     /// Seconds a statement may run before it is stopped.

@@ -17,7 +17,11 @@ pub enum EnvError {
         "{} is {kind}, not a database file; give the path of a SQLite database file (a regular file, \
          e.g. shop.sqlite){}",
         path.display(),
-        if *kind == "a directory" { "" } else { ", copying the database to one first if need be" }
+        if *kind == "a directory" {
+            "; or a folder that holds data files (.csv, .tsv, .jsonl, .ndjson, .parquet)"
+        } else {
+            ", copying the database to one first if need be"
+        }
     )]
     NotAFile {
         /// The path given.
@@ -47,6 +51,9 @@ pub enum EnvError {
     /// The thread that runs the database's statements could not be started.
     #[error("cannot start a thread for the database's queries: {0}")]
     Worker(String),
+    /// A data file or folder could not be imported.
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
     /// SQLite refused the file.
     #[error("cannot open {path} as a SQLite database: {source}")]
     Open {

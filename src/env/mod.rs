@@ -34,6 +34,9 @@ use worker::{Runner, Session};
 /// pairs.
 pub type TableGraph = (Vec<String>, Vec<(String, String)>);
 
+/// A table or view and its columns: `(relation, [(column, declared type)])`.
+pub type RelationColumns = (String, Vec<(String, String)>);
+
 /// Rows [`Environment::execute`] returns at most.
 pub const MAX_EXECUTE_ROWS: usize = 1_000_000;
 
@@ -82,11 +85,15 @@ impl Environment {
         Self::with_limits(path, Limits::default())
     }
 
-    /// Opens `path` read-only with the given limits.
+    /// Opens `path` read-only with the given limits. A data file (`.csv`, `.tsv`, `.jsonl`,
+    /// `.parquet`) or a folder of them is imported first ([`crate::import`]).
     pub fn with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, EnvError> {
         let path = path.as_ref();
+        // A data file or a folder of them: its imported database (the one place every command's
+        // database is opened, so `--db sales.csv` works wherever `--db` does).
+        let db = crate::import::resolve(path)?;
         Ok(Environment {
-            runner: Runner::open(path, limits.clone())?,
+            runner: Runner::open(db.as_deref().unwrap_or(path), limits.clone())?,
             path: path.to_path_buf(),
             limits,
             opened: Default::default(),
@@ -147,6 +154,20 @@ impl Environment {
     /// The database's views, in schema order.
     pub fn views(&self) -> Result<Vec<String>, ToolError> {
         self.runner.run(|s| Ok(s.relations()?.into_iter().filter(|r| r.is_view).map(|r| r.name).collect()))
+    }
+
+    /// Each table's and view's columns, in schema order: `(relation, [(column, declared type)])`.
+    pub fn columns(&self) -> Result<Vec<RelationColumns>, ToolError> {
+        self.runner.run(|s| {
+            let rels = s.relations()?;
+            let _deadline = s.db.arm(s.limits.timeout);
+            rels.into_iter()
+                .map(|r| {
+                    let cols = schema::columns(&s.db.conn, &r.name).map_err(|e| s.sql_error(e))?;
+                    Ok((r.name, cols.into_iter().map(|c| (c.name, c.decl_type)).collect()))
+                })
+                .collect()
+        })
     }
 
     /// The database's tables (views left out) in schema order, and its foreign keys as

@@ -7,7 +7,8 @@
 //! question with each model's SQL, whether it was right, and its episode trace one click away
 //! (`<details>`, which needs no script).
 //!
-//! SVG text is laid out from an estimate of its width ([`text_width`], generous on purpose):
+//! The figures are drawn with [`crate::plot`]'s pieces (the same module draws the service page's
+//! charts). SVG text is laid out from an estimate of its width ([`text_width`], generous on purpose):
 //! point labels are moved until they overlap neither each other nor other points, and nothing
 //! is placed where it would be cut off. `tests/eval.rs` checks the result in Chromium.
 
@@ -19,17 +20,7 @@ use super::results::{Models, SummaryFile};
 use super::Record;
 use crate::agent::Episode;
 use crate::divergence::report::{fig, DivergenceSummary, Stat};
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-const COLORS: &[&str] =
-    &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-
-fn color(i: usize) -> &'static str {
-    COLORS[i % COLORS.len()]
-}
+use crate::plot::{color, esc, text_width, ticks};
 
 /// Plot width and height, left margin (y ticks and title), bottom margin (x ticks and title).
 const W: f64 = 640.0;
@@ -40,12 +31,6 @@ const B: f64 = 40.0;
 const R: f64 = W - 20.0;
 /// Top of the plotting area.
 const T: f64 = 10.0;
-
-/// The width `text` takes at `size` px, over-estimated (0.62 em a character; sans-serif
-/// averages nearer 0.5), so that what is laid out by it does not touch in the browser.
-pub fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * 0.62
-}
 
 /// A box in SVG user units.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -202,19 +187,6 @@ fn place_labels(points: &[(f64, f64)], labels: &[String], size: f64) -> Vec<(f64
         out[i] = (x, y, end);
     }
     out
-}
-
-/// An axis from 0 past `max` in round steps (1, 2, 2.5 or 5 × a power of ten, at most five
-/// of them): `(end, step, decimals to print)`.
-fn ticks(max: f64) -> (f64, f64, usize) {
-    let max = if max > 0.0 { max } else { 1.0 };
-    let raw = max * 1.05 / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let m = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().find(|m| m * mag >= raw).unwrap_or(10.0);
-    let step = m * mag;
-    let end = (max * 1.05 / step).ceil() * step;
-    let decimals = (-(step.log10().floor())).max(0.0) as usize + (m == 2.5) as usize;
-    (end, step, decimals)
 }
 
 fn scatter(summaries: &[Summary], title: &str, x_label: &str, xs: &[Option<f64>]) -> String {
@@ -1016,18 +988,6 @@ mod tests {
             }
         }
         assert!(places[0].2 && places[1].2, "labels near the right edge go left of their point");
-    }
-
-    #[test]
-    fn axes_step_roundly() {
-        let close = |(a, b, c): (f64, f64, usize), (x, y, z): (f64, f64, usize)| {
-            (a - x).abs() < 1e-9 && (b - y).abs() < 1e-9 && c == z
-        };
-        assert!(close(ticks(0.1), (0.125, 0.025, 3)), "{:?}", ticks(0.1));
-        assert!(close(ticks(2.0), (2.5, 0.5, 1)), "{:?}", ticks(2.0));
-        assert!(close(ticks(38.0), (40.0, 10.0, 0)), "{:?}", ticks(38.0));
-        let (end, step, _) = ticks(0.0);
-        assert!(end > 0.0 && step > 0.0);
     }
 
     /// A summary of two quantisations of one reference, the second with `too_few` mean KLD.

@@ -62,6 +62,27 @@ pub struct Database {
     pub tables: Vec<String>,
     /// Views in schema order.
     pub views: Vec<String>,
+    /// Each table's and view's columns, in schema order (the page's schema panel).
+    pub columns: Vec<Relation>,
+}
+
+/// A table or view and its columns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Relation {
+    /// Its name.
+    pub name: String,
+    /// Its columns: name and declared type (empty when none was declared).
+    pub columns: Vec<ColumnInfo>,
+}
+
+/// A column's name and declared type.
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnInfo {
+    /// Its name.
+    pub name: String,
+    /// Its declared type.
+    #[serde(rename = "type")]
+    pub decl_type: String,
 }
 
 /// The databases of one service, by name.
@@ -119,7 +140,16 @@ impl Databases {
         };
         let (tables, _) = env.table_graph().map_err(schema)?;
         let views = env.views().map_err(schema)?;
-        Ok(Database { name: name.to_string(), path: path.to_path_buf(), tables, views })
+        let columns = env
+            .columns()
+            .map_err(schema)?
+            .into_iter()
+            .map(|(name, cols)| Relation {
+                name,
+                columns: cols.into_iter().map(|(name, decl_type)| ColumnInfo { name, decl_type }).collect(),
+            })
+            .collect();
+        Ok(Database { name: name.to_string(), path: path.to_path_buf(), tables, views, columns })
     }
 
     /// The database called `name`, if the service has one.

@@ -34,6 +34,8 @@ pub struct Options {
     /// The seed of every question; `None`: a random one each.
     pub seed: Option<u32>,
     pub format: Format,
+    /// A text bar chart under the table, when the rows call for one and stdout is a terminal.
+    pub chart: bool,
 }
 
 /// What a generator has to say after an episode, on stderr.
@@ -98,6 +100,7 @@ impl<G: Generator + Notes> Asker<G> {
             episode: episode?,
             rows: None,
             rows_error: None,
+            chart: None,
         };
         answer.read_rows(&options.db, &b.limits);
         Ok(answer)

@@ -44,7 +44,7 @@ pub fn print(answer: &Answer, options: &Options, mode: Mode) -> anyhow::Result<(
         Format::Json => return print_json(answer, mode),
         Format::Sql if mode == Mode::Lines => format!("{}\n", one_line(answer.episode.sql.as_deref().unwrap_or(""))),
         Format::Sql => format!("{}\n", answer.episode.sql.as_deref().unwrap_or("(no answer)")),
-        Format::Table => table(answer),
+        Format::Table => table(answer, options.chart && std::io::stdout().is_terminal()),
         Format::Csv => csv(answer)?,
     };
     write(text, options.format, mode)?;
@@ -100,13 +100,20 @@ fn for_stdout(text: &str, format: Format, terminal: bool) -> Cow<'_, str> {
     }
 }
 
-/// The SQL, its rows and their count; or why there are none. The rows' cells are escaped one by
-/// one (each on one line); the rest is escaped as a whole when it is written.
-fn table(answer: &Answer) -> String {
+/// Blocks the longest bar of [`table`]'s chart takes.
+const CHART_WIDTH: usize = 40;
+
+/// The SQL, its rows and their count, and with `chart` a text bar chart of them when they call
+/// for one; or why there are none. The rows' cells and the chart's labels are escaped one by one
+/// (each on one line); the rest is escaped as a whole when it is written.
+fn table(answer: &Answer, chart: bool) -> String {
     let Some(sql) = &answer.episode.sql else { return format!("{}\n", no_answer(answer)) };
     let mut s = format!("{sql}\n\n");
     if let Some(r) = &answer.rows {
         s.push_str(&format!("{}\n{}\n", rows::table(r), rows::count(r)));
+        if let Some(bars) = chart.then(|| sqale::plot::text_bars(&r.columns, &r.rows, CHART_WIDTH)).flatten() {
+            s.push_str(&format!("\n{bars}"));
+        }
     }
     if let Some(e) = &answer.rows_error {
         s.push_str(&format!("the answer's rows could not be read: {}\n", escape_line(e)));

@@ -27,6 +27,7 @@ pub fn print(voted: &Voted, seed: u32, backend: &Backend, options: &Options) -> 
         episode,
         rows: None,
         rows_error: None,
+        chart: None,
     };
     if vote.winner.is_some() {
         answer.read_rows(&options.db, &backend.limits);
@@ -56,6 +57,7 @@ fn json(answer: &Answer, voted: &Voted, seed: u32) -> anyhow::Result<Value> {
         obj.insert("episode".into(), Value::Null);
         obj.insert("rows".into(), Value::Null);
         obj.remove("rows_error");
+        obj.remove("chart");
     }
     vote_obj.insert("summary".into(), voted.vote.summary().into());
     obj.insert("seed".into(), seed.into());

@@ -139,6 +139,7 @@ fn answer(job: &Job, mut episode: Episode, shared: &Shared, info: &ServiceInfo, 
         episode,
         rows: None,
         rows_error: None,
+        chart: None,
     };
     answer.read_rows(&req.db.path, &base.limits);
     Box::new(answer)

@@ -123,7 +123,7 @@ mod tests {
     use crate::serve::service::Request;
 
     fn job(id: u64) -> Job {
-        let db = Database { name: "d".into(), path: "/x".into(), tables: vec![], views: vec![] };
+        let db = Database { name: "d".into(), path: "/x".into(), tables: vec![], views: vec![], columns: vec![] };
         let request = Request { question: "q".into(), evidence: None, db, seed: None, max_episode_tokens: None };
         let (updates, _) = tokio::sync::mpsc::unbounded_channel();
         Job { id, request, seed: 1, max_episode_tokens: 1, updates, cancel: Arc::new(AtomicBool::new(false)) }
