@@ -8,9 +8,11 @@
 # a reference", has the commands). Both sides score the first CHUNKS (1) chunks of CTX tokens of
 # TEXT (in each, tokens CTX/2+1 .. CTX; llama-perplexity wants 2·CTX tokens of text at least), with
 # an f32 KV cache and flash attention off, on 2 threads.
-# Tolerance: the whole table (PPL(Q), PPL(base), their ln ratio, the KLD's mean, percentiles,
-# maximum and minimum) within 1 % + 1e-4 of llama.cpp's; Δp's mean, RMS and percentiles within
-# 1 % + 0.01 points; Cor(ln PPL) within 0.5 points; same top p within 1 point. llama.cpp keeps the reference's log-probabilities as 16-bit values, sqale
+# Tolerance: PPL(Q), PPL(base) and the mean KLD within 1 % + 1e-4 of llama.cpp's, the ln ratio
+# of the perplexities within 0.01 (1 % of either), the mean and RMS Δp within 1 % + 0.01 points;
+# each percentile, maximum and minimum (one token's figure) within 3 % + 1e-4 (Δp: + 0.01
+# points); Cor(ln PPL) within 0.5 points; same top p within 1 point. llama.cpp keeps the
+# reference's log-probabilities as 16-bit values (clamped 16 nats below the most probable), sqale
 # as f32 over the whole vocabulary here, so the two differ in the last digits; and the two cut
 # the chunk into batches differently (llama-perplexity outputs every row of a 512-token batch,
 # sqale at most 128 scored rows), which moves logits where the CPU backend repacks weights
@@ -45,16 +47,16 @@ def grab(label):
     return float(m.group(1))
 # (llama-perplexity's label, sqale's key, scale to llama's unit, tolerance: relative, absolute)
 checks = [("Mean PPL(Q)", "ppl", 1, 0.01, 1e-4), ("Mean PPL(base)", "ppl_base", 1, 0.01, 1e-4),
-          ("Mean ln(PPL(Q)/PPL(base))", "ln_ratio", 1, 0.01, 1e-4),
+          ("Mean ln(PPL(Q)/PPL(base))", "ln_ratio", 1, 0, 0.01),
           ("Cor(ln(PPL(Q)), ln(PPL(base)))", "cor", 100, 0, 0.5),
           ("Mean    KLD", "mean_kld", 1, 0.01, 1e-4), ("Same top p", "same_top_pct", 1, 0, 1.0),
           ("Mean    Δp", "mean_dp", 100, 0.01, 0.01), ("RMS Δp", "rms_dp", 100, 0.01, 0.01)]
 def label(p, what):
     return p + (f" {what}" if p in ("Maximum", "Minimum") else (f"  {what}" if p == "Median" else f"   {what}"))
 for p in ["Maximum", "99.9%", "99.0%", "95.0%", "90.0%", "Median", "10.0%", "5.0%", "1.0%", "0.1%", "Minimum"]:
-    checks.append((label(p, "KLD"), f"{p} KLD", 1, 0.01, 1e-4))
+    checks.append((label(p, "KLD"), f"{p} KLD", 1, 0.03, 1e-4))
 for p in ["Maximum", "99.9%", "99.0%", "95.0%", "90.0%", "75.0%", "Median", "25.0%", "10.0%", "5.0%", "1.0%", "0.1%", "Minimum"]:
-    checks.append((label(p, "Δp"), f"{p} dp", 100, 0.01, 0.01))
+    checks.append((label(p, "Δp"), f"{p} dp", 100, 0.03, 0.01))
 bad = []
 print(f"{name}: {'statistic':<34} {'llama.cpp':>12} {'sqale':>12}")
 for lab, key, scale, rel, tol in checks:
