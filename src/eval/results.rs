@@ -109,8 +109,6 @@ pub struct EpisodeSettings {
     pub top_k: i32,
     /// Tokens an episode may hold, its prompt included.
     pub max_episode_tokens: usize,
-    /// The KV cache of one sequence, tokens.
-    pub ctx: u32,
     /// Characters of thought a turn under constrained calls may hold.
     pub thought_chars: usize,
     /// The system prompt's hash.

@@ -132,7 +132,7 @@ impl<'s, 'e> Runner<'s, 'e> {
         transcripts: Option<&DivergenceDir>,
         started: Instant,
     ) -> Result<(), StudyError> {
-        self.check_folder(label, Some(path), true)?;
+        self.check_folder(label, Some(path), false)?;
         let mut engine = BatchedEngine::new(model, self.engine_options(), self.spec.parallel as usize)?;
         let tally =
             self.play(label, calls, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
@@ -154,8 +154,8 @@ impl<'s, 'e> Runner<'s, 'e> {
         started: Instant,
     ) -> Result<(), StudyError> {
         let vote_label = results::vote_label(label, k);
-        self.check_folder(label, Some(path), true)?;
-        self.check_folder(&vote_label, Some(path), true)?;
+        self.check_folder(label, Some(path), false)?;
+        self.check_folder(&vote_label, Some(path), false)?;
         let sequences = k * self.spec.parallel as usize;
         let mut engine = BatchedEngine::new(model, self.engine_options(), sequences)?;
         let tally = self.play(&vote_label, calls, false, None, |plan, gold, sink| {
@@ -179,7 +179,6 @@ impl<'s, 'e> Runner<'s, 'e> {
         calls: Calls,
         transcripts: Option<&DivergenceDir>,
     ) -> Result<(), StudyError> {
-        self.check_folder(label, None, true)?;
         crate::memory::reset_peak();
         let started = Instant::now();
         let e = &self.spec.engine;
@@ -201,21 +200,22 @@ impl<'s, 'e> Runner<'s, 'e> {
             top_p: e.top_p,
             top_k: e.top_k,
             max_episode_tokens: self.spec.max_episode_tokens,
-            ctx: self.ctx,
             thought_chars: self.spec.thought_chars,
             prompt: Settings::default().prompt.hash(),
         }
     }
 
     /// Records `label`'s entry in `models.json` with this study's settings; a run that played
-    /// nothing (everything was in the folder) keeps the throughput of the run that played it.
+    /// nothing (everything was in the folder) keeps the throughput and the settings of the run
+    /// that played it.
     fn record(&self, label: &str, mut entry: ModelEntry) -> Result<(), StudyError> {
+        entry.settings = Some(self.settings());
         if entry.last_run.as_ref().is_none_or(|r| r.episodes == 0) {
-            if let Some(before) = self.out.models().get(label).and_then(|e| e.last_run.clone()) {
-                entry.last_run = Some(before);
+            if let Some(before) = self.out.models().get(label) {
+                entry.last_run = before.last_run.clone().or(entry.last_run);
+                entry.settings = before.settings.clone().or(entry.settings);
             }
         }
-        entry.settings = Some(self.settings());
         self.out.record_model(label, entry)?;
         Ok(())
     }
@@ -223,7 +223,8 @@ impl<'s, 'e> Runner<'s, 'e> {
     /// Refuses to add to `label`'s episodes in the folder when they are another file's (`file`'s
     /// content hash differs from the one recorded) or were played with other settings (those
     /// recorded, or, in a folder written before settings were, the seeds of its episodes); with
-    /// `episodes` false only the file is compared (`--kld-only`, a vote's first episodes).
+    /// `episodes` false only the file is compared (before a model's run, whose settings
+    /// [`Self::play`] compares).
     fn check_folder(&self, label: &str, file: Option<&Path>, episodes: bool) -> Result<(), StudyError> {
         let models = self.out.models();
         let Some(entry) = models.get(label) else { return Ok(()) };
@@ -285,6 +286,9 @@ impl<'s, 'e> Runner<'s, 'e> {
             .filter(|r| r.model == label && r.error.is_none() && selected.contains(r.id.as_str()))
             .collect();
         let done = before.len().min(total);
+        // Not beside episodes played otherwise, even when nothing is left to play: the reports
+        // would credit this run's settings with them.
+        self.check_folder(label, None, true)?;
         let on_event = &mut *self.on_event;
         on_event(StudyEvent::Playing { label, total, done });
         let mut tally = Tally::new(self.spec.parallel);
