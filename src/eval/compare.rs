@@ -88,7 +88,7 @@ pub fn kld_difference(x: &DivergenceSummary, y: &DivergenceSummary) -> KldDiffer
     };
     let n = common.len();
     let (a, b) = means(&mut (0..n));
-    let mut rng = Rng(0xC0_4D_A2E);
+    let mut rng = Rng(0x0C04_DA2E);
     let diffs: Vec<f64> = if n == 0 {
         Vec::new()
     } else {
