@@ -580,3 +580,99 @@ fn shards_measured_apart_merge_into_one_report() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds divergence data against"));
 }
+
+/// The value llama-perplexity printed after `label` (a line `label: value`, spaces around).
+fn grab(log: &str, label: &str) -> f64 {
+    log.lines()
+        .find_map(|l| {
+            let rest = l.trim_start().strip_prefix(label)?.trim_start().strip_prefix(':')?;
+            rest.split_whitespace().next()?.trim_end_matches('%').parse().ok()
+        })
+        .unwrap_or_else(|| {
+            panic!("llama-perplexity printed no {label:?}; its log ends: {}", &log[log.len().saturating_sub(1500)..])
+        })
+}
+
+/// llama-perplexity's whole `--kl-divergence` table (PPL(Q), PPL(base), their ln ratio, Cor(ln
+/// PPL), the KLD's and Δp's percentiles, maximum and minimum, same top p) against sqale's, from
+/// the function the reports use, on the same text and files: the tiny `qwen35` fixture's f32
+/// conversion as the reference, its q8_0 and q4_k_m as the models (as docs/measurements.md's
+/// check), 255 scored tokens of the README. Tolerances as `benches/kld-vs-llama.sh` states them
+/// (llama.cpp keeps the reference's log-probabilities as 16-bit values). The fixture's near-flat
+/// distributions keep every token within the 16 nats of the most probable one that llama.cpp's
+/// reference file holds; on text a model cannot predict, its PPL(base) would measure that clamp.
+#[test]
+fn the_whole_table_matches_llama_perplexity_on_the_same_text() {
+    let _g = common::one_at_a_time();
+    let perplexity = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/llama.cpp/bin/llama-perplexity");
+    assert!(
+        perplexity.is_file(),
+        "{} missing: run `bash .ci/fetch-models` (it builds llama.cpp's tools)",
+        perplexity.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let files = tiny(dir.path(), &["f32", "q8_0", "q4_k_m"]);
+    let reference = &files[0];
+    let text_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let text = std::fs::read_to_string(&text_path).unwrap();
+    let (ctx, base) = (512, dir.path().join("base.kld"));
+    // llama.cpp's log thread drops what it has not written yet when the process exits (more
+    // often on a loaded machine), the statistics last of all: a run whose log lacks `last` is
+    // tried again, ten times at most.
+    let run = |m: &Path, extra: &[&str], last: &str| {
+        let mut log = String::new();
+        for _ in 0..10 {
+            let mut c = Command::new(&perplexity);
+            c.arg("-m").arg(m).arg("-f").arg(&text_path);
+            c.args(["-c", "512", "-b", "512", "--chunks", "1", "-t", "2", "-fa", "off", "-ctk", "f32", "-ctv", "f32"]);
+            c.arg("--kl-divergence-base").arg(&base).args(extra);
+            let o = c.output().unwrap();
+            log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            assert!(o.status.success(), "{log}");
+            if log.contains(last) {
+                break;
+            }
+        }
+        log
+    };
+    run(reference, &[], "");
+    for model in &files[1..] {
+        let log = run(model, &["--kl-divergence"], "Same top p");
+        let t = sqale::divergence::text::table(reference, model, &text, ctx, 1, 2).unwrap();
+        assert_eq!(t.tokens, ctx - ctx / 2 - 1);
+        let mut checks: Vec<(String, f64, f64, f64)> = vec![
+            ("Mean PPL(Q)".into(), t.ppl, 0.01, 1e-4),
+            ("Mean PPL(base)".into(), t.ppl_base, 0.01, 1e-4),
+            // A difference of two logs: 1 % of either perplexity is 0.01 of it.
+            ("Mean ln(PPL(Q)/PPL(base))".into(), t.ln_ratio, 0.0, 0.01),
+            ("Cor(ln(PPL(Q)), ln(PPL(base)))".into(), 100.0 * t.cor, 0.0, 0.5),
+            ("Mean    KLD".into(), t.mean_kld, 0.01, 1e-4),
+            ("Mean    Δp".into(), 100.0 * t.mean_dp, 0.01, 0.01),
+            ("RMS Δp".into(), 100.0 * t.rms_dp, 0.01, 0.01),
+            ("Same top p".into(), 100.0 * t.same_top, 0.0, 1.0),
+        ];
+        let label = |name: &str, what: &str| match name {
+            "Maximum" | "Minimum" => format!("{name} {what}"),
+            "Median" => format!("{name}  {what}"),
+            _ => format!("{name}   {what}"),
+        };
+        // A percentile of 255 tokens is one token's figure: where the two cut the chunk into
+        // batches otherwise, the CPU backend's repacked q4_K rows round a few logits otherwise.
+        for ((name, _), v) in sqale::divergence::report::KLD_PERCENTILES.iter().zip(&t.kld) {
+            checks.push((label(name, "KLD"), *v, 0.03, 1e-4));
+        }
+        for ((name, _), v) in sqale::divergence::report::DP_PERCENTILES.iter().zip(&t.dp) {
+            checks.push((label(name, "Δp"), 100.0 * v, 0.03, 0.01));
+        }
+        let mut differ = Vec::new();
+        for (name, ours, rel, tol) in &checks {
+            let theirs = grab(&log, name);
+            eprintln!("{} {name:<34} llama.cpp {theirs:12.6} sqale {ours:12.6}", model.display());
+            if (ours - theirs).abs() > rel * theirs.abs() + tol {
+                differ.push(format!("{name}: llama.cpp {theirs}, sqale {ours}"));
+            }
+        }
+        assert!(differ.is_empty(), "{}: beyond the tolerance: {differ:#?}", model.display());
+        assert!(t.mean_kld > 0.0 && t.same_top < 1.0, "a quantised file differs from its f32: {t:?}");
+    }
+}

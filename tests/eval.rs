@@ -75,6 +75,34 @@ fn scoring_predictions_from_another_system() {
     for f in ["summary.md", "summary.csv", "summary.json"] {
         assert!(out.join(f).is_file(), "{f}");
     }
+
+    // Scoring again onto the folder is refused unless asked for; questions without a
+    // prediction are missing, not wrong, and a prediction of no question is said so.
+    let some = dir.path().join("some.jsonl");
+    std::fs::write(&some, format!("{}\n{}\n", lines[0], json!({"id": "q9", "sql": "SELECT 1"}))).unwrap();
+    let again = |extra: &[&str]| {
+        let mut args = vec!["eval", "score", "--bench", manifest.to_str().unwrap(), "--predictions"];
+        args.extend([some.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+        args.extend(extra);
+        sqale(&args)
+    };
+    let before = std::fs::read(out.join("episodes.jsonl")).unwrap();
+    let o = again(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("already holds results") && err.contains("--replace"), "{err}");
+    assert_eq!(std::fs::read(out.join("episodes.jsonl")).unwrap(), before, "nothing replaced");
+    let o = again(&["--replace"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("4 question(s) have no prediction: counted as missing, not as wrong"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(1), Some(1)), "{v}");
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("no prediction") && notes.contains("not questions of the benchmark") && notes.contains("q9"),
+        "{notes}"
+    );
+    assert!(std::fs::read_to_string(out.join("summary.md")).unwrap().contains("## Left out"));
 }
 
 #[test]
@@ -183,7 +211,7 @@ fn shards_merge_into_the_whole_run() {
             "--model",
             model.to_str().unwrap(),
             "--limit",
-            "4",
+            "2",
             "--shard",
             shard,
             "-o",
@@ -298,8 +326,9 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
     let (a, b) = ("SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2-135M-Instruct.Q4_1-copy.gguf");
     let score = |label: &str, q1: &str, q2: &str| {
         let preds = dir.path().join(format!("{label}.jsonl"));
-        std::fs::write(&preds, format!("{}\n{}\n", json!({"id": "q1", "sql": q1}), json!({"id": "q2", "sql": q2})))
-            .unwrap();
+        let lines =
+            [json!({"id": "q1", "sql": q1}), json!({"id": "q2", "sql": q2}), json!({"id": "q5", "sql": "SELECT 1"})];
+        std::fs::write(&preds, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
         let out = dir.path().join(label);
         let o = sqale(&[
             "eval",
@@ -322,7 +351,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
         score(a, "SELECT COUNT(*) FROM customers", "SELECT 0"),
         score(b, "SELECT 0", "SELECT COUNT(*) FROM orders WHERE status = 'back-ordered'"),
     ];
-    let merged = results::merge(&inputs, &dir.path().join("merged")).unwrap();
+    let merged = results::merge(&inputs, &dir.path().join("merged"), false).unwrap();
     // Give both the same file size and speed, and q1 an episode, so that the plots have points
     // (on the same spot) and the question table a trace.
     let mut recs = merged.records();
@@ -340,6 +369,14 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
             seconds: 30.0,
             generated_tokens: 1500,
             peak_rss_bytes: Some(300 << 20),
+            // The second model ran on a busy machine: its speed is marked.
+            load: Some(sqale::eval::load::Load {
+                loadavg_start: 1.0,
+                loadavg_end: 3.5,
+                cpus: 2,
+                others: if label == b { 0.48 } else { 0.01 },
+                steal: 0.0,
+            }),
         };
         merged
             .record_model(
@@ -354,6 +391,8 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                     imatrix: None,
                     mix: Vec::new(),
                     fallback: None,
+                    sha256: None,
+                    settings: None,
                 },
             )
             .unwrap();
@@ -390,9 +429,13 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
         "How many orders are back-ordered?",
         "status = 'back-ordered'",
         "gold query failed",
+        "95.4",
+        "busy: others 48 %",
+        "the machine was busy during its run (other processes used 48 % of the 2 CPUs",
     ] {
         assert!(html.contains(needed), "the report lacks {needed:?}");
     }
+    assert!(md.contains("Warning: ") && md.contains("other processes used 48 %"), "{md}");
     assert!(!html.contains("on 0:") && !html.contains("134515008"));
     for external in ["http://", "https://", "<link", "<script", "src="] {
         assert!(!html.contains(external), "the report is self-contained: found {external:?}");
@@ -711,7 +754,9 @@ fn sqale_parquet_and_ehrsql_sources() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(3), Some(2)));
+    // sq2 has no prediction: missing, not wrong.
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(2), Some(2)));
+    assert!(v["notes"].to_string().contains("1 question(s) have no prediction"), "{v}");
 
     // EHRSQL: the unanswerable question is left out; placeholders are filled in the gold.
     let ehr = ehrsql_fixture(dir.path());
@@ -741,7 +786,8 @@ fn sqale_parquet_and_ehrsql_sources() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(2), Some(1)));
+    // The second question has no prediction: missing, not wrong.
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][0]["correct"].as_u64()), (Some(1), Some(1)));
 
     // A live episode on a built SQaLe database.
     let out = dir.path().join("live");
@@ -861,4 +907,105 @@ fn demo_by_name_budget_warning_progress_lines_and_time_to_first_token() {
     assert!(prompt > 300 && warning.contains(&format!("takes {prompt} ")), "{prompt}: {warning}");
     assert!(first > 0.0 && first < seconds, "first token at {first} s of {seconds} s");
     assert!(e["tokens"]["generated_tokens"].as_u64().unwrap() > 5, "{e}");
+}
+
+/// Results folders that meet lose nothing and credit nothing wrongly: a merge of folders played
+/// with other seeds is refused (or keeps both), a resume compares the model's file and the
+/// settings, a run that plays nothing keeps the speeds of the run that did, the reports cover the
+/// questions selected now, a changed gold query is scored again, and lines that are not records
+/// or repeat one are reported.
+#[test]
+fn folders_that_meet_lose_nothing() {
+    let _g = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixture(dir.path());
+    for d in ["d1", "d2"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    // Two different files of one name.
+    let m1 = dir.path().join("d1/m.gguf");
+    let m2 = dir.path().join("d2/m.gguf");
+    std::fs::copy(common::test_model(), &m1).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf"), &m2).unwrap();
+    let run_with = |model: &Path, out: &str, limit: &str, seed: &str, budget: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let mut args = vec!["eval", "--bench", manifest.to_str().unwrap(), "--model", model.to_str().unwrap()];
+        args.extend(["--limit", limit, "--seed", seed, "--max-episode-tokens", budget, "--ctx", "2048", "--json"]);
+        args.extend(["-o", out.to_str().unwrap()]);
+        args.extend(extra);
+        sqale(&args)
+    };
+    let run = |model: &Path, out: &str, limit: &str, seed: &str, extra: &[&str]| {
+        run_with(model, out, limit, seed, "700", extra)
+    };
+    let ok = |o: std::process::Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let refused = |o: std::process::Output, needle: &str| {
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success() && err.contains(needle), "{needle}: {err}");
+    };
+    let a = dir.path().join("a");
+    ok(run(&m1, "a", "2", "1", &[]));
+    ok(run(&m1, "b", "1", "2", &[]));
+    let models = |d: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join("models.json")).unwrap()).unwrap()
+    };
+    let run_a = models(&a)["m.gguf"].clone();
+    assert_eq!(run_a["last_run"]["episodes"], 2, "{run_a}");
+    assert_eq!(run_a["settings"]["seed"], 1, "{run_a}");
+    assert_eq!(run_a["sha256"].as_str().unwrap(), common::sha256(&m1), "{run_a}");
+    assert!(run_a["last_run"]["load"]["cpus"].as_u64().unwrap() > 0, "the machine's load is recorded: {run_a}");
+
+    // A merge of a seed-1 and a seed-2 folder is refused, naming the seed; --keep-both keeps both.
+    let merge = |out: &str, extra: &[&str]| {
+        let mut args = vec!["eval", "merge", a.to_str().unwrap()];
+        let b = dir.path().join("b");
+        let out = dir.path().join(out);
+        args.extend([b.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+        args.extend(extra);
+        sqale(&args)
+    };
+    refused(merge("merged", &[]), "seed 1 against 2");
+    let v = ok(merge("both", &["--keep-both"]));
+    let labels: Vec<&str> = v["models"].as_array().unwrap().iter().map(|m| m["model"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["m.gguf", "m.gguf (seed 2)"], "{v}");
+    assert_eq!((v["models"][0]["n"].as_u64(), v["models"][1]["n"].as_u64()), (Some(2), Some(1)));
+
+    // Two files of one name in one run, or another file of the folder's name, are refused.
+    refused(run(&m1, "c", "1", "1", &["--model", m2.to_str().unwrap()]), "share the name m.gguf");
+    refused(run(&m2, "a", "2", "1", &[]), "from another file");
+    // Other settings are refused, naming them.
+    refused(run(&m1, "a", "2", "2", &[]), "seed 1 against 2");
+    refused(run_with(&m1, "a", "2", "1", "600", &[]), "max-episode-tokens 700 against 600");
+
+    // The same command again plays nothing and keeps the speeds of the run that played.
+    let v = ok(run(&m1, "a", "2", "1", &[]));
+    assert_eq!(v["models"][0]["n"], 2);
+    assert_eq!(models(&a)["m.gguf"]["last_run"], run_a["last_run"], "the speeds of the run that played are kept");
+    // --limit 1 reports one question, and says what it left out.
+    let v = ok(run(&m1, "a", "1", "1", &[]));
+    assert_eq!(v["models"][0]["n"], 1, "{v}");
+    assert!(v["notes"].to_string().contains("1 record(s) of 1 question(s) not selected now"), "{v}");
+
+    // A changed gold query is scored again; lines that are not records, and repeated records,
+    // are reported.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let changed = text.replace("SELECT COUNT(*) FROM customers", "SELECT COUNT(*) + 1000 FROM customers");
+    assert_ne!(changed, text);
+    std::fs::write(&manifest, changed).unwrap();
+    let episodes = a.join("episodes.jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&episodes).unwrap().lines().map(str::to_string).collect();
+    std::fs::write(&episodes, format!("{}\nnot a record\n{}\n", lines.join("\n"), lines[1])).unwrap();
+    let o = run(&m1, "a", "2", "1", &[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 record(s) of the results folder scored again"));
+    let v = ok(o);
+    let q1 = sqale::eval::read_records(&episodes).into_iter().find(|r| r.id == "q1").unwrap();
+    assert_eq!(q1.gold_sql.as_deref(), Some("SELECT COUNT(*) + 1000 FROM customers"));
+    assert!(!q1.correct && q1.episode.is_some(), "scored against the new gold, its episode kept");
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("1 line(s) of episodes.jsonl are not records") && notes.contains("line 3"), "{notes}");
+    assert!(notes.contains("1 duplicate record(s)"), "{notes}");
+    assert_eq!(v["models"][0]["n"], 2, "the duplicate is not counted: {v}");
 }

@@ -214,10 +214,12 @@ fn what_cannot_be_quantised_is_refused_and_nothing_is_written() {
     let work = tempfile::tempdir().unwrap();
     let f32 = reference();
     let good = work.path().join("good.imatrix.gguf");
-    ok(
-        sqale(&["imatrix", "-m", s(f32), "--text", s(&text()), "--chunk", "64", "--chunks", "1", "-o", s(&good)]),
-        "sqale imatrix",
-    );
+    let made =
+        sqale(&["imatrix", "-m", s(f32), "--text", s(&text()), "--chunk", "64", "--chunks", "1", "-o", s(&good)]);
+    // stderr is a pipe, not a terminal: progress comes as plain lines.
+    let progress = String::from_utf8_lossy(&made.stderr).into_owned();
+    assert!(progress.lines().any(|l| l.starts_with("collect: ") && l.contains(" tokens (")), "{progress}");
+    ok(made, "sqale imatrix");
     let out = work.path().join("out.gguf");
     let refused = |args: &[&str], needle: &str| {
         let before = files_in(work.path());
@@ -303,4 +305,20 @@ fn the_divergence_report_marks_the_files_made_with_a_matrix() {
     let figure = &html[html.find("Mean KLD against file size").expect("the divergence figure")..];
     assert_eq!(figure.matches("<polygon").count(), 1, "one diamond, for the file made with a matrix");
     assert!(figure.contains("importance matrix text.imatrix.gguf"), "{figure}");
+    // The same type with and without the matrix is paired by default, on the page and in the
+    // summary, and `eval compare` pairs any two.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let pair = &summary["pairwise"][0];
+    assert_eq!((pair["a"].as_str(), pair["b"].as_str()), (Some("q2_k.gguf"), Some("q2_k-imatrix.gguf")), "{summary}");
+    assert_eq!(pair["kld"]["questions"], 1, "{pair}");
+    assert!(pair["kld"]["too_few"].as_str().unwrap().contains("1 questions; an interval needs 10"), "{pair}");
+    assert!(html.contains("Files compared with each other") && html.contains("without and with an importance matrix"));
+    let compared = sqale(&["eval", "compare", s(&out), "q2_k.gguf", "q2_k-imatrix.gguf", "--json"]);
+    assert!(compared.status.success(), "{}", String::from_utf8_lossy(&compared.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    assert_eq!(c["kld"]["diff"]["value"].as_f64(), pair["kld"]["diff"]["value"].as_f64(), "{c}");
+    let o = sqale(&["eval", "compare", s(&out), "q2_k.gguf", "q9.gguf"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("holds no model q9.gguf: it holds "), "{err}");
 }

@@ -14,7 +14,7 @@ use sqale::eval::{predictions, source, Question, Study};
 mod args;
 mod progress;
 
-use args::{MergeArgs, RunArgs, ScoreArgs};
+use args::{CompareArgs, MergeArgs, RunArgs, ScoreArgs};
 
 /// Arguments of `sqale eval`.
 #[derive(Args, Debug)]
@@ -32,12 +32,16 @@ enum EvalSub {
     Score(ScoreArgs),
     /// Join the results folders of shards (`--shard i/n`) into one, and report.
     Merge(MergeArgs),
+    /// Compare two models of a results folder with each other: paired EX difference and, with a
+    /// reference, the mean KLD difference with a bootstrap interval over questions.
+    Compare(CompareArgs),
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     match args.sub {
         Some(EvalSub::Score(s)) => score(s),
         Some(EvalSub::Merge(m)) => merge(m),
+        Some(EvalSub::Compare(c)) => compare(c),
         None => study(args.run),
     }
 }
@@ -114,18 +118,40 @@ fn cause_first(e: StudyError) -> anyhow::Error {
 }
 
 fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    results::merge(&args.inputs, &args.out)?;
+    results::merge(&args.inputs, &args.out, args.keep_both)?;
     print(&results::write_reports(&args.out)?, &args.out, args.json)
+}
+
+fn compare(args: CompareArgs) -> anyhow::Result<()> {
+    let c = results::compare(&args.dir, &args.a, &args.b)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        let text = format!("{} against {}\nEX: {}\nmean KLD: {}", c.b, c.a, c.ex_cell(), c.kld_cell());
+        println!("{}", sqale::printable::escape_controls(&text));
+    }
+    Ok(())
 }
 
 fn score(args: ScoreArgs) -> anyhow::Result<()> {
     let questions = load(&args.bench, None, None, &args.phrasing, args.json)?;
     check_outputs(&args.out, &args.bench, &[], Some(&args.predictions))?;
-    let preds = predictions::read(&args.predictions)?;
+    let existing = ResultsDir::new(&args.out).episodes();
+    anyhow::ensure!(
+        args.replace || !existing.exists(),
+        "{} already holds results ({}): eval score writes a new results folder; name another with -o, or pass --replace to replace them",
+        args.out.display(),
+        existing.display()
+    );
+    let preds = predictions::read_all(&args.predictions)?;
     let out = ResultsDir::create(&args.out)?;
-    let records = predictions::score_all(&args.label, &questions, &preds, &super::limits(args.sql_timeout)?);
-    out.write_records(&records)?;
-    print(&results::write_reports(out.path())?, out.path(), args.json)
+    let scored = predictions::score_all(&args.label, &questions, &preds.predictions, &super::limits(args.sql_timeout)?);
+    let notes = scored.notes(&preds.repeated);
+    for n in &notes {
+        eprintln!("warning: {}", sqale::printable::escape_line(n));
+    }
+    out.write_records(&scored.records)?;
+    print(&results::write_reports_for(out.path(), None, notes)?, out.path(), args.json)
 }
 
 /// Prints the summary of the reports written to `out` (Markdown, or JSON with `--json`).

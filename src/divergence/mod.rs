@@ -27,6 +27,7 @@ pub mod report;
 pub mod run;
 pub mod segment;
 pub mod store;
+pub mod text;
 pub mod transcript;
 
 use std::collections::BTreeMap;
@@ -273,6 +274,16 @@ pub struct DivergenceRecord {
     /// KL divergence at every generated token, in order.
     #[serde(default)]
     pub kld: Vec<f32>,
+    /// The change in the probability of the reference's token at every generated token, model
+    /// minus reference (absent in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dp: Vec<f32>,
+    /// `−ln` of the probability the model gives the reference's token, at every generated token.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nll: Vec<f32>,
+    /// `−ln` of the probability the reference gives it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nll_base: Vec<f32>,
     /// Seconds the teacher-forced pass took.
     #[serde(default)]
     pub seconds: f64,
@@ -288,6 +299,9 @@ impl DivergenceRecord {
             by_place: BTreeMap::new(),
             first_divergence: Vec::new(),
             kld: Vec::new(),
+            dp: Vec::new(),
+            nll: Vec::new(),
+            nll_base: Vec::new(),
             seconds: 0.0,
         }
     }
@@ -343,6 +357,9 @@ pub fn measure_episode(
         sums.dp2 += dp * dp;
         sums.log_ratio += c.log_ratio;
         r.kld.push(c.kld as f32);
+        r.dp.push(dp as f32);
+        r.nll.push(-c.p_token.max(1e-30).ln() as f32);
+        r.nll_base.push(-c.p_ref.max(1e-30).ln() as f32);
         let turn = rt.turn as usize;
         if !c.top1 && !parted[turn] {
             parted[turn] = true;

@@ -102,10 +102,186 @@ pub struct DivergenceSummary {
     /// Per question: its tokens, mean KLD and top-1 agreement, in question order.
     #[serde(default)]
     pub by_question: Vec<QuestionDivergence>,
+    /// llama-perplexity's `--kl-divergence` statistics on the same tokens (absent for records
+    /// written before the per-token figures were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<PerplexityTable>,
     /// Measures whose interval the sample does not support, and why (`"p999_kld"` →
     /// `too few to estimate (…)`): the reports print that instead of an interval.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub too_few: BTreeMap<String, String>,
+}
+
+/// The figures `llama-perplexity --kl-divergence` prints, from the same per-token values and with
+/// its definitions: its percentiles interpolate between the sorted values around `q · (n − 1)`,
+/// `Cor(ln PPL)` is the correlation over tokens of the two models' `−ln p` of the reference's
+/// token, and Δp is in fractions (the reports print points).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerplexityTable {
+    /// Tokens.
+    pub tokens: usize,
+    /// The model's perplexity on the reference's tokens: `PPL(Q)`.
+    pub ppl: f64,
+    /// The reference's: `PPL(base)`.
+    pub ppl_base: f64,
+    /// `ln(PPL(Q) / PPL(base))`.
+    pub ln_ratio: f64,
+    /// `Cor(ln(PPL(Q)), ln(PPL(base)))`, a fraction.
+    pub cor: f64,
+    /// Mean KLD.
+    pub mean_kld: f64,
+    /// KLD: maximum, then the 99.9, 99, 95 and 90th percentiles, the median, the 10, 5, 1 and
+    /// 0.1th, and the minimum ([`KLD_PERCENTILES`]).
+    pub kld: Vec<f64>,
+    /// Mean Δp.
+    pub mean_dp: f64,
+    /// RMS Δp.
+    pub rms_dp: f64,
+    /// Δp: maximum, the 99.9, 99, 95, 90, 75th percentiles, the median, the 25, 10, 5, 1 and
+    /// 0.1th, and the minimum ([`DP_PERCENTILES`]).
+    pub dp: Vec<f64>,
+    /// Share of tokens whose most probable token is the reference's, a fraction: "same top p".
+    pub same_top: f64,
+}
+
+/// The rows of [`PerplexityTable::kld`], as llama-perplexity names them, with their fraction.
+pub const KLD_PERCENTILES: [(&str, f64); 11] = [
+    ("Maximum", 1.0),
+    ("99.9%", 0.999),
+    ("99.0%", 0.99),
+    ("95.0%", 0.95),
+    ("90.0%", 0.90),
+    ("Median", 0.5),
+    ("10.0%", 0.10),
+    ("5.0%", 0.05),
+    ("1.0%", 0.01),
+    ("0.1%", 0.001),
+    ("Minimum", 0.0),
+];
+
+/// The rows of [`PerplexityTable::dp`].
+pub const DP_PERCENTILES: [(&str, f64); 13] = [
+    ("Maximum", 1.0),
+    ("99.9%", 0.999),
+    ("99.0%", 0.99),
+    ("95.0%", 0.95),
+    ("90.0%", 0.90),
+    ("75.0%", 0.75),
+    ("Median", 0.5),
+    ("25.0%", 0.25),
+    ("10.0%", 0.10),
+    ("5.0%", 0.05),
+    ("1.0%", 0.01),
+    ("0.1%", 0.001),
+    ("Minimum", 0.0),
+];
+
+/// llama-perplexity's percentile of sorted `values`: interpolated between the values around
+/// `q · (n − 1)`.
+pub fn interpolated(sorted: &[f64], q: f64) -> f64 {
+    let Some(&last) = sorted.last() else { return 0.0 };
+    if q <= 0.0 {
+        return sorted[0];
+    }
+    if q >= 1.0 {
+        return last;
+    }
+    let at = q * (sorted.len() - 1) as f64;
+    let i = at as usize;
+    let f = at - i as f64;
+    (1.0 - f) * sorted[i] + f * sorted[(i + 1).min(sorted.len() - 1)]
+}
+
+impl PerplexityTable {
+    /// The table of per-token `kld`, `dp`, `nll` (the model's `−ln p` of the reference's token),
+    /// `nll_base` (the reference's) and `same` (top-1 agreement); `None` without tokens.
+    pub fn of(kld: &[f64], dp: &[f64], nll: &[f64], nll_base: &[f64], same: usize) -> Option<PerplexityTable> {
+        let n = kld.len();
+        if n == 0 || dp.len() != n || nll.len() != n || nll_base.len() != n {
+            return None;
+        }
+        let nf = n as f64;
+        let mean = |xs: &[f64]| xs.iter().sum::<f64>() / nf;
+        let (m, mb) = (mean(nll), mean(nll_base));
+        let cov: f64 = nll.iter().zip(nll_base).map(|(a, b)| (a - m) * (b - mb)).sum();
+        let var = |xs: &[f64], mu: f64| xs.iter().map(|x| (x - mu).powi(2)).sum::<f64>();
+        let denominator = (var(nll, m) * var(nll_base, mb)).sqrt();
+        let sorted = |xs: &[f64]| {
+            let mut v = xs.to_vec();
+            v.sort_unstable_by(f64::total_cmp);
+            v
+        };
+        let (ks, ds) = (sorted(kld), sorted(dp));
+        Some(PerplexityTable {
+            tokens: n,
+            ppl: m.exp(),
+            ppl_base: mb.exp(),
+            ln_ratio: m - mb,
+            cor: if denominator > 0.0 { cov / denominator } else { 0.0 },
+            mean_kld: mean(kld),
+            kld: KLD_PERCENTILES.iter().map(|(_, q)| interpolated(&ks, *q)).collect(),
+            mean_dp: mean(dp),
+            rms_dp: (dp.iter().map(|x| x * x).sum::<f64>() / nf).sqrt(),
+            dp: DP_PERCENTILES.iter().map(|(_, q)| interpolated(&ds, *q)).collect(),
+            same_top: same as f64 / nf,
+        })
+    }
+
+    /// The table of a model's measured records, where they keep the per-token figures.
+    fn of_records(records: &[&DivergenceRecord]) -> Option<PerplexityTable> {
+        if records.iter().any(|r| r.dp.len() != r.kld.len() || r.nll.len() != r.kld.len()) {
+            return None;
+        }
+        let all = |f: &dyn Fn(&DivergenceRecord) -> &Vec<f32>| -> Vec<f64> {
+            records.iter().flat_map(|r| f(r).iter().map(|&x| x as f64)).collect()
+        };
+        let same = records.iter().map(|r| r.total().top1).sum();
+        Self::of(&all(&|r| &r.kld), &all(&|r| &r.dp), &all(&|r| &r.nll), &all(&|r| &r.nll_base), same)
+    }
+}
+
+/// The llama-perplexity table of `summaries` as Markdown: a row per statistic, a column per
+/// model (empty when no model has one).
+pub fn perplexity_markdown(summaries: &[DivergenceSummary]) -> String {
+    let with: Vec<(&str, &PerplexityTable)> =
+        summaries.iter().filter_map(|m| m.table.as_ref().map(|t| (m.model.as_str(), t))).collect();
+    if with.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nAs `llama-perplexity --kl-divergence` reports it, on the same tokens (Δp in points):\n\n| statistic | {} |\n|---|{}\n",
+        with.iter().map(|(m, _)| *m).collect::<Vec<_>>().join(" | "),
+        "--:|".repeat(with.len())
+    );
+    for (name, cells) in perplexity_rows(&with.iter().map(|(_, t)| *t).collect::<Vec<_>>()) {
+        s.push_str(&format!("| {name} | {} |\n", cells.join(" | ")));
+    }
+    s
+}
+
+/// The rows of the llama-perplexity table: `(statistic, one cell per table)`.
+pub fn perplexity_rows(tables: &[&PerplexityTable]) -> Vec<(String, Vec<String>)> {
+    let row =
+        |name: &str, f: &dyn Fn(&PerplexityTable) -> String| (name.to_string(), tables.iter().map(|t| f(t)).collect());
+    let mut rows = vec![
+        row("tokens", &|t| t.tokens.to_string()),
+        row("PPL(Q)", &|t| format!("{:.6}", t.ppl)),
+        row("PPL(base)", &|t| format!("{:.6}", t.ppl_base)),
+        row("Cor(ln(PPL(Q)), ln(PPL(base)))", &|t| format!("{:.2} %", 100.0 * t.cor)),
+        row("ln(PPL(Q)/PPL(base))", &|t| format!("{:.6}", t.ln_ratio)),
+        row("PPL(Q)/PPL(base)", &|t| format!("{:.6}", t.ln_ratio.exp())),
+        row("Mean KLD", &|t| format!("{:.6}", t.mean_kld)),
+    ];
+    for (i, (name, _)) in KLD_PERCENTILES.iter().enumerate() {
+        rows.push(row(&format!("{name} KLD"), &|t| format!("{:.6}", t.kld[i])));
+    }
+    rows.push(row("Mean Δp", &|t| format!("{:.3} %", 100.0 * t.mean_dp)));
+    for (i, (name, _)) in DP_PERCENTILES.iter().enumerate() {
+        rows.push(row(&format!("{name} Δp"), &|t| format!("{:.3} %", 100.0 * t.dp[i])));
+    }
+    rows.push(row("RMS Δp", &|t| format!("{:.3} %", 100.0 * t.rms_dp)));
+    rows.push(row("Same top p", &|t| format!("{:.3} %", 100.0 * t.same_top)));
+    rows
 }
 
 /// One question's divergence.
@@ -157,7 +333,7 @@ impl DivergenceSummary {
         [fmt_needed(self.needed.kld), fmt_needed(self.needed.top1), fmt_needed(self.needed.ex)]
     }
 
-    /// `value [lo–hi]` of a measure as the reports print it, or `value (too few to estimate)`
+    /// `value [lo to hi]` of a measure as the reports print it, or `value (too few to estimate)`
     /// where its interval is not supported (`key` as in [`Self::too_few`]).
     pub fn shown(&self, key: &str, stat: &Stat, f: &dyn Fn(f64) -> String) -> String {
         if self.model == self.reference {
@@ -166,7 +342,7 @@ impl DivergenceSummary {
         } else if self.too_few.contains_key(key) {
             format!("{} (too few to estimate)", f(stat.value))
         } else {
-            format!("{} [{}–{}]", f(stat.value), f(stat.ci.0), f(stat.ci.1))
+            format!("{} [{} to {}]", f(stat.value), f(stat.ci.0), f(stat.ci.1))
         }
     }
 }
@@ -203,10 +379,11 @@ pub fn kld_guidance(summaries: &[DivergenceSummary]) -> Option<String> {
 
 /// A small deterministic generator for resampling (SplitMix64): the intervals are the same on
 /// every run.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn below(&mut self, n: usize) -> usize {
+    /// A number below `n`.
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -228,7 +405,8 @@ fn quantile(sorted_or_not: &mut [f32], q: f64) -> f64 {
     *v as f64
 }
 
-fn interval(mut xs: Vec<f64>) -> (f64, f64) {
+/// The 2.5th and 97.5th percentiles of resampled figures.
+pub(crate) fn interval(mut xs: Vec<f64>) -> (f64, f64) {
     if xs.is_empty() {
         return (0.0, 0.0);
     }
@@ -365,6 +543,7 @@ fn summarise_model(model: &str, records: &[DivergenceRecord], reference: &str, e
         })
         .collect();
     DivergenceSummary {
+        table: PerplexityTable::of_records(&measured),
         max_kld: pooled.iter().copied().fold(0.0f32, f32::max) as f64,
         mean_dp: stat(mean_of(&all, &dp_of), interval(dps)),
         rms_dp: stat(mean_of(&all, &dp2_of).sqrt(), interval(rmss)),
@@ -431,7 +610,7 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
          | model | questions | tokens | mean KLD | median | p99 | p99.9 | max | top-1 % | mean Δp % | RMS Δp % | PPL ratio | p(ref token) | s/question |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
         first.reference
     );
-    let pct = |x: f64| format!("{:.2}", 100.0 * x);
+    let pct = |x: f64| crate::eval::report::signed(100.0 * x, 2);
     for m in summaries {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |\n",
@@ -455,6 +634,7 @@ pub fn markdown(summaries: &[DivergenceSummary]) -> String {
     if !reasons.is_empty() {
         s.push_str(&format!("\nIntervals left out: {}.\n", reasons.join("; ")));
     }
+    s.push_str(&perplexity_markdown(summaries));
     if let Some(g) = kld_guidance(summaries) {
         s.push_str(&format!("\n{g}\n"));
     }
@@ -584,5 +764,41 @@ mod tests {
         assert_eq!(s.shown("mean_kld", &s.mean_kld, &fig), "0.0500 (too few to estimate)");
         let md = markdown(std::slice::from_ref(s));
         assert!(!md.contains('[') || !md.contains("0.0500 ["), "no interval printed: {md}");
+    }
+
+    #[test]
+    fn the_perplexity_table_follows_llama_perplexitys_definitions() {
+        let kld = [0.0, 1.0, 2.0, 3.0, 4.0];
+        let dp = [-0.2, -0.1, 0.0, 0.1, 0.3];
+        let nll = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let base = [0.5, 1.5, 2.5, 3.5, 4.5];
+        let t = PerplexityTable::of(&kld, &dp, &nll, &base, 4).unwrap();
+        assert_eq!(t.tokens, 5);
+        assert!((t.ppl - 3f64.exp()).abs() < 1e-9 && (t.ppl_base - 2.5f64.exp()).abs() < 1e-9, "{t:?}");
+        assert!((t.ln_ratio - 0.5).abs() < 1e-12 && (t.cor - 1.0).abs() < 1e-12, "{t:?}");
+        // Interpolated between the values around q · (n − 1): 0.999 · 4 = 3.996.
+        assert_eq!(t.kld[0], 4.0);
+        assert!((t.kld[1] - 3.996).abs() < 1e-9, "{:?}", t.kld);
+        assert_eq!((t.kld[5], t.kld[10]), (2.0, 0.0));
+        assert!((t.dp[0] - 0.3).abs() < 1e-12 && (t.dp[12] + 0.2).abs() < 1e-12, "{:?}", t.dp);
+        assert!((t.dp[6]).abs() < 1e-12 && (t.same_top - 0.8).abs() < 1e-12);
+        assert!((t.rms_dp - (0.15f64 / 5.0).sqrt()).abs() < 1e-12);
+        let md = perplexity_markdown(&[]);
+        assert!(md.is_empty());
+        let rows = perplexity_rows(&[&t]);
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        for needed in [
+            "PPL(Q)",
+            "PPL(base)",
+            "Cor(ln(PPL(Q)), ln(PPL(base)))",
+            "ln(PPL(Q)/PPL(base))",
+            "99.9% KLD",
+            "Minimum KLD",
+            "Maximum Δp",
+            "Minimum Δp",
+            "Same top p",
+        ] {
+            assert!(names.contains(&needed), "{needed}: {names:?}");
+        }
     }
 }

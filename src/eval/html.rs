@@ -291,7 +291,7 @@ fn table(summaries: &[Summary]) -> String {
     for (i, m) in summaries.iter().enumerate() {
         let _ = write!(
             s,
-            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}–{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{:.1}</td><td>{:.1} to {:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
             color(i), esc(&m.model), m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
             m.opened_all_gold_tables, m.gold_literals_seen, m.decoded_tokens_per_episode, m.generated_tokens_per_episode,
             m.seconds_per_episode, m.generated_tokens_per_second, m.gold_failed
@@ -317,14 +317,14 @@ fn pairs(summary: &SummaryFile) -> String {
         };
         let interval = match report::too_few_questions(p.n) {
             Some(why) => format!("interval {}", esc(&why)),
-            None => format!("95% CI {:+.1} to {:+.1}", p.diff_ci.0, p.diff_ci.1),
+            None => format!("95% CI {}", report::range(p.diff_ci.0, p.diff_ci.1, &|x| report::signed(x, 1))),
         };
         let _ = write!(
             s,
-            "<p>{} − {}: <b>{:+.1}</b> points EX ({interval}) on {} common questions; {agreement}</p>",
+            "<p>{} − {}: <b>{}</b> points EX ({interval}) on {} common questions; {agreement}</p>",
             esc(&p.b),
             esc(&p.a),
-            p.diff,
+            report::signed(p.diff, 1),
             p.n
         );
     }
@@ -333,7 +333,7 @@ fn pairs(summary: &SummaryFile) -> String {
 
 /// The runs table: file size, parameters, and each model's last run (speed, memory).
 fn runs(summary: &SummaryFile) -> String {
-    let rows: Vec<(usize, [String; 9])> = summary
+    let rows: Vec<(usize, [String; 10])> = summary
         .models
         .iter()
         .enumerate()
@@ -359,7 +359,76 @@ fn runs(summary: &SummaryFile) -> String {
         }
         s.push_str("</tr>");
     }
-    s.push_str("</table><p class=\"note\">Speed and memory are of each model's last run into this folder; a resumed run counts only the episodes it ran.</p>");
+    s.push_str("</table><p class=\"note\">Speed and memory are of the last run into this folder that played each model's episodes; a resumed run counts only the episodes it ran.</p>");
+    for w in report::load_warnings(&summary.runs, &summary.models) {
+        let _ = write!(s, "<p class=\"warn\">Warning: {}.</p>", esc(&w));
+    }
+    let settings = report::settings_lines(&summary.runs, &summary.models);
+    if !settings.is_empty() {
+        s.push_str("<p class=\"note\">Settings of the episodes:</p><ul class=\"note\">");
+        for line in settings {
+            let _ = write!(s, "<li>{}</li>", esc(&line));
+        }
+        s.push_str("</ul>");
+    }
+    s
+}
+
+/// The pairwise table: files compared with each other ([`super::compare`]).
+fn pairwise(summary: &SummaryFile) -> String {
+    if summary.pairwise.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h2>Files compared with each other</h2><p class=\"note\">b against a, on the questions both answered (EX: paired difference, Newcombe's 95% interval) and both were measured on (mean KLD: 95% bootstrap interval over questions).</p><table class=\"pairwise\"><tr><th>a</th><th>b</th><th>why</th><th>EX b − a</th><th>mean KLD a → b: b − a</th></tr>");
+    for p in &summary.pairwise {
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&p.a),
+            esc(&p.b),
+            esc(&p.why),
+            esc(&p.ex_cell()),
+            esc(&p.kld_cell())
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// llama-perplexity's `--kl-divergence` table: a row per statistic, a column per model.
+fn perplexity_table(d: &[DivergenceSummary]) -> String {
+    let with: Vec<(&str, &crate::divergence::report::PerplexityTable)> =
+        d.iter().filter_map(|m| m.table.as_ref().map(|t| (m.model.as_str(), t))).collect();
+    if with.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>As llama-perplexity --kl-divergence reports it</h3><p class=\"note\">On the same teacher-forced tokens; Δp in points; percentiles interpolated as llama-perplexity does.</p><table class=\"perplexity\"><tr><th>statistic</th>");
+    for (m, _) in &with {
+        let _ = write!(s, "<th>{}</th>", esc(m));
+    }
+    s.push_str("</tr>");
+    let tables: Vec<&crate::divergence::report::PerplexityTable> = with.iter().map(|(_, t)| *t).collect();
+    for (name, cells) in crate::divergence::report::perplexity_rows(&tables) {
+        let _ = write!(s, "<tr><td>{}</td>", esc(&name));
+        for c in cells {
+            let _ = write!(s, "<td>{}</td>", esc(&c));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// What the reports left out of the folder, and why.
+fn notes(summary: &SummaryFile) -> String {
+    if summary.notes.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h2>Left out</h2><ul class=\"warn\">");
+    for n in &summary.notes {
+        let _ = write!(s, "<li>{}</li>", esc(n));
+    }
+    s.push_str("</ul>");
     s
 }
 
@@ -551,7 +620,8 @@ table.divergence{font-size:12px} table.divergence td,table.divergence th{padding
 table.divergence td.types{min-width:9em;max-width:15em;text-align:left;font-size:11px} \
 table.divergence small{display:inline-block;max-width:7.5em;line-height:1.15;white-space:normal} \
 table.divergence td.types small{max-width:none} table.divergence small,table.sortable small{color:#555} \
-small.few{color:#8a5a00} small.warn{color:#b3261e} \
+small.few{color:#8a5a00} small.warn{color:#b3261e} p.warn,ul.warn{color:#b3261e;max-width:60em} \
+table.pairwise td,table.pairwise th{text-align:left;font-size:12px} \
 .guide{font-size:14px;background:#f6f8fa;border-left:4px solid #4e79a7;padding:4px 8px;max-width:60em} \
 table.sortable th{cursor:pointer} table.sortable th[data-dir=asc]::after{content:' ▲'} table.sortable th[data-dir=desc]::after{content:' ▼'}";
 
@@ -573,7 +643,7 @@ fn stat_cell(d: &DivergenceSummary, key: &str, stat: &Stat, f: &dyn Fn(f64) -> S
     }
     let under = match d.too_few.get(key) {
         Some(why) => format!("<small class=\"few\" title=\"{}\">too few to estimate</small>", esc(why)),
-        None => format!("<small>[{}–{}]</small>", esc(&f(stat.ci.0)), esc(&f(stat.ci.1))),
+        None => format!("<small>[{} to {}]</small>", esc(&f(stat.ci.0)), esc(&f(stat.ci.1))),
     };
     format!("<td data-v=\"{}\">{}<br>{under}</td>", stat.value, esc(&f(stat.value)))
 }
@@ -590,7 +660,7 @@ fn divergence_table(summary: &SummaryFile) -> String {
          <th>mean KLD</th><th>median KLD</th><th>p99 KLD</th><th>max KLD</th><th>top-1 %</th><th>mean Δp %</th><th>RMS Δp %</th>\
          <th>PPL ratio</th><th>first divergence (turns)</th><th>EX %</th><th>EX − reference</th></tr></thead><tbody>",
     );
-    let pct = |x: f64| format!("{:+.2}", 100.0 * x);
+    let pct = |x: f64| report::signed(100.0 * x, 2);
     let rms = |x: f64| format!("{:.2}", 100.0 * x);
     for m in d {
         let entry = summary.runs.get(&m.model);
@@ -647,9 +717,12 @@ fn divergence_table(summary: &SummaryFile) -> String {
             Some(p) => {
                 let interval = match report::too_few_questions(p.n) {
                     Some(why) => format!("<small class=\"few\" title=\"{}\">too few to estimate</small>", esc(&why)),
-                    None => format!("<small>[{:+.1} to {:+.1}]</small>", p.diff_ci.0, p.diff_ci.1),
+                    None => format!(
+                        "<small>[{}]</small>",
+                        report::range(p.diff_ci.0, p.diff_ci.1, &|x| report::signed(x, 1))
+                    ),
                 };
-                let _ = write!(s, "<td>{:+.1} points<br>{interval}</td>", p.diff);
+                let _ = write!(s, "<td>{} points<br>{interval}</td>", report::signed(p.diff, 1));
             }
             None => s.push_str("<td>–</td>"),
         }
@@ -895,6 +968,7 @@ fn divergence(summary: &SummaryFile) -> String {
     }
     s.push_str(&legend.replace(" data-m=\"\"", ""));
     s.push_str("</svg></figure>");
+    s.push_str(&perplexity_table(d));
     // The questions each measure needs, and the figures per place in the turn.
     s.push_str("<h3>Questions needed to tell each model from the reference</h3><p class=\"note\">The questions at which a measure's 95% interval would exclude no difference, from the intervals seen (they narrow as 1/√n); –: no difference seen.</p><table><tr><th>model</th><th>mean KLD</th><th>top-1</th><th>EX (paired)</th></tr>");
     for m in d {
@@ -952,9 +1026,11 @@ pub fn report(summary: &SummaryFile, records: &[Record]) -> String {
     let models_n = summary.models.len().max(summary.divergence.len());
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqale evaluation</title><style>{STYLE}</style></head><body>\
-         <h1>sqale evaluation</h1><p class=\"note\">{models_n} model{}, {questions_n} question{}.</p>{divergence}{ex_head}{}{}{}{}{}{}{}{}{script}</body></html>\n",
+         <h1>sqale evaluation</h1><p class=\"note\">{models_n} model{}, {questions_n} question{}.</p>{}{divergence}{}{ex_head}{}{}{}{}{}{}{}{}{script}</body></html>\n",
         if models_n == 1 { "" } else { "s" },
         if questions_n == 1 { "" } else { "s" },
+        notes(summary),
+        pairwise(summary),
         table(&summary.models),
         pairs(summary),
         runs(summary),

@@ -45,6 +45,27 @@ pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> impl Iterator<Item = T> 
     lines.into_iter().flatten().map_while(Result::ok).filter_map(|l| serde_json::from_slice(&l).ok())
 }
 
+/// Every value of `path` that parses, and the 1-based numbers of the lines that do not (empty
+/// lines aside), for the reports to say what they left out.
+pub(crate) fn read_counted<T: DeserializeOwned>(path: &Path) -> (Vec<T>, Vec<usize>) {
+    let (mut values, mut bad) = (Vec::new(), Vec::new());
+    let Ok(lines) = crate::regular_file::lines_at_most(path, MAX_LINE_BYTES) else { return (values, bad) };
+    for (i, line) in lines.enumerate() {
+        let Ok(line) = line else {
+            bad.push(i + 1);
+            break;
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(v) => values.push(v),
+            Err(_) => bad.push(i + 1),
+        }
+    }
+    (values, bad)
+}
+
 /// Refuses a folder whose files named `names` are there but are not regular files (a link to
 /// `/dev/zero`, a FIFO, a folder): an error naming the file and what it is.
 pub(crate) fn check_files(dir: &Path, names: &[&str]) -> std::io::Result<()> {

@@ -13,9 +13,11 @@
 //! [`study`] (the whole protocol of `sqale eval`: models, a reference, servers, from one
 //! [`RunSpec`]).
 
+pub mod compare;
 pub mod html;
 pub mod hub;
 pub(crate) mod jsonl;
+pub mod load;
 pub mod parquet_pair;
 pub mod predictions;
 pub mod question;
@@ -171,6 +173,50 @@ pub fn settle(records: Vec<Record>) -> Vec<Record> {
         .collect()
 }
 
+/// [`settle`], and the (model, question) pairs that had more than one played record (the first
+/// kept).
+pub fn settle_counted(records: Vec<Record>) -> (Vec<Record>, Vec<(String, String)>) {
+    let mut played: HashMap<(String, String), usize> = HashMap::new();
+    for r in records.iter().filter(|r| r.error.is_none()) {
+        *played.entry((r.model.clone(), r.id.clone())).or_default() += 1;
+    }
+    let mut duplicates: Vec<(String, String)> = played.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect();
+    duplicates.sort();
+    (settle(records), duplicates)
+}
+
+/// `record` scored again against `q`'s gold result as it is now (the benchmark's gold SQL
+/// changed since it was played): its answer and episode kept, its score and gold fields new.
+pub fn rescore(record: &Record, q: &Question, gold: &Gold, limits: &Limits) -> Record {
+    let mut r = score_record(&record.model, q, record.sql.as_deref(), gold, limits);
+    let scored = (r.gold_ok, r.gold_error.take(), r.correct, r.executed, r.f1, r.reward);
+    let (gold_sql, gold_tables) = (r.gold_sql.take(), std::mem::take(&mut r.gold_tables));
+    let mut new = record.clone();
+    (new.gold_ok, new.gold_error, new.correct, new.executed, new.f1, new.reward) = scored;
+    new.gold_sql = gold_sql;
+    new.gold_tables = gold_tables;
+    let literals = string_literals(&q.gold_sql);
+    new.gold_literals = literals.len();
+    if let Some(ep) = &record.episode {
+        new.opened_all_gold_tables =
+            new.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
+        let seen = tool_output(ep);
+        new.gold_literals_seen = literals.iter().filter(|l| seen.contains(&l.to_lowercase())).count();
+    }
+    new
+}
+
+/// What the tools showed the model before its answer, lower-cased.
+fn tool_output(ep: &Episode) -> String {
+    ep.turns
+        .iter()
+        .filter(|t| !t.final_turn)
+        .flat_map(|t| t.calls.iter().filter(|c| c.tool != Tool::SubmitSql.name()))
+        .map(|c| c.result.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// What failed underneath a [`GoldError`].
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
@@ -295,14 +341,7 @@ pub fn episode_record<G: Generator>(
     record.opened_all_gold_tables =
         record.gold_tables.iter().all(|t| ep.tables_opened.iter().any(|o| o.eq_ignore_ascii_case(t)));
     let literals = string_literals(&q.gold_sql);
-    let seen_text: String = ep
-        .turns
-        .iter()
-        .filter(|t| !t.final_turn)
-        .flat_map(|t| t.calls.iter().filter(|c| c.tool != Tool::SubmitSql.name()))
-        .map(|c| c.result.to_lowercase())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let seen_text = tool_output(&ep);
     record.gold_literals = literals.len();
     record.gold_literals_seen = literals.iter().filter(|l| seen_text.contains(&l.to_lowercase())).count();
     record.episode = Some(ep);

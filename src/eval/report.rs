@@ -21,6 +21,64 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     (100.0 * (c - h).max(0.0), 100.0 * (c + h).min(1.0))
 }
 
+/// Wilson 95% interval of a proportion `k / n`, as fractions.
+fn wilson_fraction(k: usize, n: usize) -> (f64, f64) {
+    let (lo, hi) = wilson(k, n);
+    (lo / 100.0, hi / 100.0)
+}
+
+/// Newcombe's square-and-add 95% interval for the difference of two paired proportions, `p_b −
+/// p_a` (Newcombe 1998, *Statistics in Medicine* 17:2635, method 10, with the correlation
+/// corrected as Fagerland, Lydersen and Laake give it in *Statistical Analysis of Contingency
+/// Tables*, 2017, ch. 8), as fractions. The counts are the questions both got right, only `b`,
+/// only `a`, and neither. Unlike the normal approximation it keeps a width when the two never
+/// disagree: agreeing on 46 questions does not show that the difference is exactly zero.
+pub fn newcombe_paired(both: usize, only_b: usize, only_a: usize, neither: usize) -> (f64, f64) {
+    let n = both + only_b + only_a + neither;
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let nf = n as f64;
+    let (b_right, a_right) = (both + only_b, both + only_a);
+    let (p1, p2) = (b_right as f64 / nf, a_right as f64 / nf);
+    let (l1, u1) = wilson_fraction(b_right, n);
+    let (l2, u2) = wilson_fraction(a_right, n);
+    let margins = [b_right, n - b_right, a_right, n - a_right];
+    let psi = if margins.contains(&0) {
+        0.0
+    } else {
+        let product: f64 = margins.iter().map(|&m| m as f64).product();
+        let a = both as f64 * neither as f64 - only_b as f64 * only_a as f64;
+        if a > nf / 2.0 {
+            (a - nf / 2.0) / product.sqrt()
+        } else if a >= 0.0 {
+            0.0
+        } else {
+            a / product.sqrt()
+        }
+    };
+    let estimate = p1 - p2;
+    let below = ((p1 - l1).powi(2) + (u2 - p2).powi(2) - 2.0 * psi * (p1 - l1) * (u2 - p2)).max(0.0).sqrt();
+    let above = ((p2 - l2).powi(2) + (u1 - p1).powi(2) - 2.0 * psi * (p2 - l2) * (u1 - p1)).max(0.0).sqrt();
+    (estimate - below, estimate + above)
+}
+
+/// `x` with its sign and `decimals` decimals (`+1.2`, `-0.4`); a figure that rounds to zero is
+/// written without one (`0.0`, never `-0.0`).
+pub fn signed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:+.decimals$}");
+    if text[1..].chars().all(|c| c == '0' || c == '.') {
+        text[1..].to_string()
+    } else {
+        text
+    }
+}
+
+/// An interval as the reports write it: `lo to hi`.
+pub fn range(lo: f64, hi: f64, f: &dyn Fn(f64) -> String) -> String {
+    format!("{} to {}", f(lo), f(hi))
+}
+
 /// Fewest questions an interval over questions is shown for. Below it the reports print "too
 /// few to estimate" instead: an interval from a handful of questions is as narrow or as wide as
 /// chance makes it (three questions answered alike give a paired interval of zero width).
@@ -197,33 +255,37 @@ pub struct Paired {
     pub n: usize,
     /// EX(b) - EX(a), percentage points.
     pub diff: f64,
-    /// 95% interval of the paired difference (normal approximation).
+    /// 95% interval of the paired difference, percentage points ([`newcombe_paired`]).
     pub diff_ci: (f64, f64),
     /// Ids where exactly one is correct: (id, a correct, b correct).
     pub disagreements: Vec<(String, bool, bool)>,
+    /// Why the interval is not shown (`too few to estimate (3 questions; an interval needs
+    /// 10)`), when the sample does not support it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub too_few: Option<String>,
 }
 
 impl Paired {
     /// The comparison in words, as the reports print it: `b − a: +5.0 points EX (95% CI …) on
     /// 20 common questions; they disagree on 2: q3, q7` (or `they agree on every one`).
     pub fn sentence(&self) -> String {
+        let points = |x: f64| signed(x, 1);
         if let Some(why) = too_few_questions(self.n) {
             return format!(
-                "{} − {}: {:+.1} points EX on {} common questions, interval {why}; {}",
+                "{} − {}: {} points EX on {} common questions, interval {why}; {}",
                 self.b,
                 self.a,
-                self.diff,
+                points(self.diff),
                 self.n,
                 self.agreement()
             );
         }
         format!(
-            "{} − {}: {:+.1} points EX (95% CI {:+.1} to {:+.1}) on {} common questions; {}",
+            "{} − {}: {} points EX (95% CI {}) on {} common questions; {}",
             self.b,
             self.a,
-            self.diff,
-            self.diff_ci.0,
-            self.diff_ci.1,
+            points(self.diff),
+            range(self.diff_ci.0, self.diff_ci.1, &points),
             self.n,
             self.agreement()
         )
@@ -256,9 +318,10 @@ pub fn params(n: u64) -> String {
     }
 }
 
-/// Bytes in MiB, for the runs tables.
+/// Bytes in MiB with one decimal, for the runs tables (files of 3.5, 3.0 and 2.5 MiB read
+/// apart).
 pub fn mib(bytes: u64) -> String {
-    format!("{:.0}", bytes as f64 / 1048576.0)
+    format!("{:.1}", bytes as f64 / 1048576.0)
 }
 
 /// Paired comparisons: every model against the first; and each entry played under a condition
@@ -278,7 +341,7 @@ pub fn paired(records: &[Record], summaries: &[Summary]) -> Vec<Paired> {
 }
 
 /// Model `b` against model `a` on the questions both answered.
-fn pair(records: &[Record], a: &str, b: &str) -> Paired {
+pub fn pair(records: &[Record], a: &str, b: &str) -> Paired {
     let answers = |model: &str| -> BTreeMap<&str, bool> {
         records
             .iter()
@@ -290,17 +353,19 @@ fn pair(records: &[Record], a: &str, b: &str) -> Paired {
     let common: Vec<(&str, bool, bool)> =
         xa.iter().filter_map(|(id, ca)| xb.get(id).map(|cb| (*id, *ca, *cb))).collect();
     let n = common.len();
-    let d: Vec<f64> = common.iter().map(|(_, x, y)| *y as i32 as f64 - *x as i32 as f64).collect();
-    let mean = if n == 0 { 0.0 } else { d.iter().sum::<f64>() / n as f64 };
-    let var = if n < 2 { 0.0 } else { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 };
-    let half = 1.96 * (var / n.max(1) as f64).sqrt();
+    let count = |ca: bool, cb: bool| common.iter().filter(|(_, x, y)| *x == ca && *y == cb).count();
+    let (both, only_b, only_a, neither) =
+        (count(true, true), count(false, true), count(true, false), count(false, false));
+    let mean = if n == 0 { 0.0 } else { (only_b as f64 - only_a as f64) / n as f64 };
+    let (lo, hi) = newcombe_paired(both, only_b, only_a, neither);
     Paired {
         a: a.to_string(),
         b: b.to_string(),
         n,
         diff: 100.0 * mean,
-        diff_ci: (100.0 * (mean - half), 100.0 * (mean + half)),
+        diff_ci: (100.0 * lo, 100.0 * hi),
         disagreements: common.iter().filter(|(_, x, y)| x != y).map(|(id, x, y)| (id.to_string(), *x, *y)).collect(),
+        too_few: too_few_questions(n),
     }
 }
 
@@ -309,7 +374,7 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
     let mut s = String::from("| model | n | EX % | 95% CI | reward | F1 | tool calls | turns | gold tables opened % | literals seen % | tokens decoded | generated | s/episode | gen tok/s | gold failed |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for m in summaries {
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1}–{:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {} |\n",
+            "| {} | {} | {:.1} | {:.1} to {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {} |\n",
             m.model, m.n, m.ex, m.ex_ci.0, m.ex_ci.1, m.mean_reward, m.mean_f1, m.tool_calls_per_episode, m.turns_per_episode,
             m.opened_all_gold_tables, m.gold_literals_seen,
             m.decoded_tokens_per_episode, m.generated_tokens_per_episode, m.seconds_per_episode, m.generated_tokens_per_second, m.gold_failed
@@ -358,7 +423,7 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
 /// such), parameters, `--parallel`, episodes,
 /// episodes/min, aggregate generated tokens/s, peak MiB, and the compute per question
 /// (2 × parameters × tokens decoded per episode, TFLOPs); `–` where unknown.
-pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 9]> {
+pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 10]> {
     let info = models.get(&summary.model)?;
     let run = info.last_run.clone().unwrap_or_default();
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
@@ -372,11 +437,50 @@ pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 9]> {
         or_dash(run.generated_tokens_per_second().map(|v| format!("{v:.1}"))),
         or_dash(run.peak_rss_bytes.map(mib)),
         format!("{:.4}", 2.0 * info.params as f64 * summary.decoded_tokens_per_episode / 1e12),
+        or_dash(run.load.map(|l| match l.busy() {
+            Some(_) => format!("busy: others {:.0} %", 100.0 * (l.others + l.steal)),
+            None => format!("quiet: others {:.0} %", 100.0 * (l.others + l.steal)),
+        })),
     ])
 }
 
+/// One warning per model whose last run's speed the machine's load makes untrustworthy.
+pub fn load_warnings(models: &Models, summaries: &[Summary]) -> Vec<String> {
+    summaries
+        .iter()
+        .filter_map(|m| {
+            let why = models.get(&m.model)?.last_run.as_ref()?.load?.busy()?;
+            Some(format!(
+                "{}: the machine was busy during its run ({why}): its speed is the machine's as much as the model's",
+                m.model
+            ))
+        })
+        .collect()
+}
+
+/// The settings each model's episodes were played with, one line per model (none where the
+/// folder does not record them).
+pub fn settings_lines(models: &Models, summaries: &[Summary]) -> Vec<String> {
+    summaries
+        .iter()
+        .filter_map(|m| Some(format!("{}: {}", m.model, models.get(&m.model)?.settings.as_ref()?.line())))
+        .collect()
+}
+
+/// What the reports left out, as a Markdown section (empty when nothing was).
+pub fn notes_markdown(notes: &[String]) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\n## Left out\n\n");
+    for n in notes {
+        s.push_str(&format!("- {n}\n"));
+    }
+    s
+}
+
 /// The column names of [`run_cells`], after `model`.
-pub const RUN_COLUMNS: [&str; 9] = [
+pub const RUN_COLUMNS: [&str; 10] = [
     "file MiB",
     "weights",
     "parameters",
@@ -386,6 +490,7 @@ pub const RUN_COLUMNS: [&str; 9] = [
     "gen tok/s (all episodes)",
     "peak MiB",
     "TFLOPs/question",
+    "machine load",
 ];
 
 /// The runs behind the summaries (from `models.json`) as a Markdown table ([`run_cells`]).
@@ -394,6 +499,16 @@ pub fn runs_markdown(models: &Models, summaries: &[Summary]) -> String {
     for m in summaries {
         if let Some(cells) = run_cells(models, m) {
             s.push_str(&format!("| {} | {} |\n", m.model, cells.join(" | ")));
+        }
+    }
+    for w in load_warnings(models, summaries) {
+        s.push_str(&format!("\nWarning: {w}.\n"));
+    }
+    let settings = settings_lines(models, summaries);
+    if !settings.is_empty() {
+        s.push_str("\nSettings of the episodes:\n\n");
+        for line in settings {
+            s.push_str(&format!("- {line}\n"));
         }
     }
     s
@@ -448,15 +563,71 @@ mod tests {
 
     #[test]
     fn agreement_has_no_dangling_colon() {
-        let mut p =
-            Paired { a: "a".into(), b: "b".into(), n: 3, diff: 0.0, diff_ci: (0.0, 0.0), disagreements: vec![] };
+        let mut p = Paired {
+            a: "a".into(),
+            b: "b".into(),
+            n: 3,
+            diff: 0.0,
+            diff_ci: (0.0, 0.0),
+            disagreements: vec![],
+            too_few: None,
+        };
         assert!(p.sentence().ends_with("they agree on every one"), "{}", p.sentence());
         // Three questions give no interval, however alike their answers.
         assert!(p.sentence().contains("too few to estimate (3 questions; an interval needs 10)"), "{}", p.sentence());
         assert!(!p.sentence().contains("CI"), "{}", p.sentence());
         p.n = 12;
-        assert!(p.sentence().contains("(95% CI +0.0 to +0.0) on 12 common questions"), "{}", p.sentence());
+        assert!(p.sentence().contains("(95% CI 0.0 to 0.0) on 12 common questions"), "{}", p.sentence());
         p.disagreements = vec![("q1".into(), true, false), ("q3".into(), false, true)];
         assert!(p.sentence().ends_with("they disagree on 2: q1, q3"), "{}", p.sentence());
+    }
+
+    /// The worked example of Fagerland, Lydersen and Laake (2017, ch. 8; their R package
+    /// `contingencytables` checks it): complete response before and after consolidation therapy
+    /// (Cavo et al., 2012), 59 both, 6 only before, 16 only after, 80 neither: −0.0621, 95% CI
+    /// −0.1186 to −0.0046.
+    #[test]
+    fn newcombes_paired_interval_matches_the_published_example() {
+        let (lo, hi) = newcombe_paired(59, 6, 16, 80);
+        assert!((lo + 0.1186).abs() < 5e-5 && (hi + 0.0046).abs() < 5e-5, "{lo} {hi}");
+    }
+
+    #[test]
+    fn no_disagreement_still_leaves_an_interval_with_width() {
+        let record = |model: &str, id: usize, correct: bool| {
+            let line = format!(
+                r#"{{"model":"{model}","id":"q{id}","difficulty":null,"gold_ok":true,"gold_error":null,"sql":"SELECT 1","ended_by":"submit_sql","correct":{correct},"executed":true,"f1":1.0,"reward":3.0,"tool_calls":1,"turns":1,"decoded_tokens":10,"generated_tokens":5,"seconds":0.1,"seed":1,"episode":null}}"#
+            );
+            serde_json::from_str::<Record>(&line).unwrap()
+        };
+        // 46 questions, half right, both models alike: no discordant pair.
+        let records: Vec<Record> =
+            ["a", "b"].iter().flat_map(|m| (0..46).map(move |i| record(m, i, i % 2 == 0))).collect();
+        let p = pair(&records, "a", "b");
+        assert_eq!((p.n, p.diff, p.disagreements.len()), (46, 0.0, 0));
+        assert!(p.diff_ci.0 < -1.0 && p.diff_ci.1 > 1.0, "{:?}", p.diff_ci);
+        assert!(p.too_few.is_none());
+        let text = p.sentence();
+        assert!(!text.contains("0.0 to 0.0") && text.contains("points EX (95% CI -"), "{text}");
+        // All right in both: the interval still has width.
+        let all: Vec<Record> = ["a", "b"].iter().flat_map(|m| (0..46).map(move |i| record(m, i, true))).collect();
+        let q = pair(&all, "a", "b");
+        assert!(q.diff_ci.1 - q.diff_ci.0 > 1.0, "{:?}", q.diff_ci);
+        let few: Vec<Record> = ["a", "b"].iter().flat_map(|m| (0..3).map(move |i| record(m, i, true))).collect();
+        assert_eq!(
+            pair(&few, "a", "b").too_few.as_deref(),
+            Some("too few to estimate (3 questions; an interval needs 10)")
+        );
+    }
+
+    #[test]
+    fn numbers_read_cleanly() {
+        assert_eq!(signed(-0.001, 2), "0.00");
+        assert_eq!(signed(0.0, 1), "0.0");
+        assert_eq!(signed(1.25, 1), "+1.2");
+        assert_eq!(signed(-0.2, 2), "-0.20");
+        assert_eq!(range(-0.2, -0.08, &|x| signed(x, 2)), "-0.20 to -0.08");
+        assert_eq!(mib(3 * 1048576 + 524288), "3.5");
+        assert_eq!(mib(3 * 1048576), "3.0");
     }
 }

@@ -33,6 +33,9 @@ pub struct RunStats {
     pub generated_tokens: usize,
     /// Peak resident memory of the process during this model's run.
     pub peak_rss_bytes: Option<u64>,
+    /// How busy the machine was during the run (absent where `/proc` is not there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<super::load::Load>,
 }
 
 impl RunStats {
@@ -83,6 +86,80 @@ pub struct ModelEntry {
     /// what they were stored as instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<sqale_convert::mix::Fallback>,
+    /// The SHA-256 of the file's content: what the model is (its name may be another's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The settings its episodes were played with (absent in folders written before they were
+    /// recorded, and for `--kld-only`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<EpisodeSettings>,
+}
+
+/// Every setting that changes an episode beyond what a label says (the schema size, the calls
+/// and the vote are in the label): a resumed run and a merge compare them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeSettings {
+    /// The run's seed (each episode's derives from it and the question id).
+    pub seed: u32,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Nucleus sampling.
+    pub top_p: f32,
+    /// Top-k sampling.
+    pub top_k: i32,
+    /// Tokens an episode may hold, its prompt included.
+    pub max_episode_tokens: usize,
+    /// Characters of thought a turn under constrained calls may hold.
+    pub thought_chars: usize,
+    /// The system prompt's hash.
+    pub prompt: String,
+}
+
+impl EpisodeSettings {
+    /// What differs from `other`, one `name: mine against theirs` each (`seed: 1 against 2`).
+    pub fn differences(&self, other: &EpisodeSettings) -> Vec<String> {
+        let (a, b) = (serde_json::to_value(self).unwrap_or_default(), serde_json::to_value(other).unwrap_or_default());
+        let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else { return Vec::new() };
+        a.iter()
+            .filter_map(|(k, v)| {
+                let w = b.get(k).cloned().unwrap_or_default();
+                (*v != w).then(|| format!("{} {v} against {w}", k.replace('_', "-")))
+            })
+            .collect()
+    }
+
+    /// The settings in one line, for the reports: `seed 0, temperature 0.7, …`.
+    pub fn line(&self) -> String {
+        let v = serde_json::to_value(self).unwrap_or_default();
+        let Some(o) = v.as_object() else { return String::new() };
+        o.iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s.chars().take(12).collect(),
+                    v => v.to_string(),
+                };
+                format!("{} {v}", k.replace('_', "-"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The SHA-256 of a file's content, hex ([`crate::pull::sha256_file`]); `None` when it cannot
+/// be read. Computed once per file (path, size and modification time) in a process.
+pub fn file_sha256(path: &Path) -> Option<String> {
+    use std::sync::{Mutex, OnceLock};
+    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+    static DONE: OnceLock<Mutex<std::collections::HashMap<Key, String>>> = OnceLock::new();
+    let meta = std::fs::metadata(path).ok()?;
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let done = DONE.get_or_init(Default::default);
+    if let Some(h) = done.lock().ok()?.get(&key) {
+        return Some(h.clone());
+    }
+    let hex = crate::pull::sha256_file(path).ok()?;
+    done.lock().ok()?.insert(key, hex.clone());
+    Some(hex)
 }
 
 impl ModelEntry {
@@ -106,6 +183,8 @@ impl ModelEntry {
             imatrix: q.imatrix,
             mix: q.mix,
             fallback: q.fallback,
+            sha256: file_sha256(path),
+            settings: None,
         }
     }
 
@@ -141,6 +220,8 @@ impl ModelEntry {
             imatrix: None,
             mix: Vec::new(),
             fallback: None,
+            sha256: None,
+            settings: None,
         }
     }
 }
@@ -189,6 +270,15 @@ pub struct SummaryFile {
     /// Each model's divergence from the reference, when the run had one (`eval --reference`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub divergence: Vec<crate::divergence::report::DivergenceSummary>,
+    /// What the reports left out of the folder, and why (records of questions not selected now,
+    /// duplicate records, lines that are not records, questions without a prediction).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Pairs of files compared with each other (not only with the first or the reference): by
+    /// default each file quantised with an importance matrix against the file of the same type
+    /// without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairwise: Vec<super::compare::Comparison>,
 }
 
 /// The reports [`write_reports`] wrote.
@@ -233,6 +323,39 @@ pub enum ResultsError {
     /// The merge's output folder is one of its inputs.
     #[error("the output folder {} is also a folder being merged: write the merge to a new folder (-o)", .0.display())]
     MergeIntoInput(PathBuf),
+    /// A model asked for is not in the folder.
+    #[error("{} holds no model {name}: it holds {}", folder.display(), known.join(", "))]
+    UnknownModel {
+        /// The folder.
+        folder: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The models it holds.
+        known: Vec<String>,
+    },
+    /// Two folders hold the same label played otherwise (another file, or other settings).
+    #[error("{label} in {} and in {} differ: {}; merging would drop one's episodes. Merge folders made with the same model and settings, or pass --keep-both to keep both as separate entries", first.display(), second.display(), differences.join("; "))]
+    MergeConflict {
+        /// The label.
+        label: String,
+        /// The folder it first appears in.
+        first: PathBuf,
+        /// The folder that differs.
+        second: PathBuf,
+        /// What differs.
+        differences: Vec<String>,
+    },
+    /// A folder holds the reference's episodes without their divergence measurement, beside a
+    /// folder measured against it.
+    #[error("{} was made with --reference {label}, {} holds episodes of {label} without it (their token sequences were not kept): the merged reference would cover other questions for EX than for divergence. Merge folders made alike", with.display(), without.display())]
+    MergeReference {
+        /// The reference's label.
+        label: String,
+        /// The folder with the measurement.
+        with: PathBuf,
+        /// The folder without it.
+        without: PathBuf,
+    },
     /// A value could not be written as JSON.
     #[error("writing {path} as JSON: {source}")]
     Json {
@@ -345,6 +468,30 @@ impl ResultsDir {
         super::settle(read_records(&self.episodes()))
     }
 
+    /// [`Self::records`], with what was left out said: lines that are not records, and records
+    /// of a (model, question) that already has one.
+    pub fn records_checked(&self) -> (Vec<Record>, Vec<String>) {
+        let (records, unreadable) = super::jsonl::read_counted::<Record>(&self.episodes());
+        let mut notes = Vec::new();
+        if !unreadable.is_empty() {
+            notes.push(format!(
+                "{} line(s) of {} are not records (cut by a kill, or not written by sqale) and were left out: line {}",
+                unreadable.len(),
+                Self::EPISODES,
+                unreadable.iter().take(5).map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let (records, duplicates) = super::settle_counted(records);
+        if !duplicates.is_empty() {
+            notes.push(format!(
+                "{} duplicate record(s) of a model and question that already had one were left out (the first kept): {}",
+                duplicates.len(),
+                duplicates.iter().take(5).map(|(m, id)| format!("{m} {id}")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        (records, notes)
+    }
+
     /// Replaces `episodes.jsonl` with `records`, whole.
     pub fn write_records(&self, records: &[Record]) -> Result<(), ResultsError> {
         let lines =
@@ -414,27 +561,100 @@ fn with_condition(name: String, condition: SchemaCondition) -> String {
 }
 
 /// Joins results folders (of shards, or of models run apart) into `out`: each (model, question)
-/// once, first folder first, and the models of every `models.json`. Reports are not written:
-/// call [`write_reports`].
-pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, ResultsError> {
+/// once, first folder first, and the models of every `models.json`. A label played otherwise in
+/// two folders (another file, other settings, other seeds) is refused, or with `keep_both`
+/// kept as two entries (the later one's label marked with what differs: `model.gguf (seed 2)`);
+/// a folder holding the reference's episodes without its divergence measurement, beside one
+/// measured against it, is refused. Reports are not written: call [`write_reports`].
+pub fn merge(inputs: &[impl AsRef<Path>], out: &Path, keep_both: bool) -> Result<ResultsDir, ResultsError> {
     for dir in inputs {
         let (a, b) = (std::fs::canonicalize(dir.as_ref()).ok(), std::fs::canonicalize(out).ok());
         if a.is_some() && a == b {
             return Err(ResultsError::MergeIntoInput(out.to_path_buf()));
         }
     }
-    let out = ResultsDir::create(out)?;
-    let mut records = Vec::new();
-    let mut models = Models::new();
+    let mut folders: Vec<(PathBuf, Vec<Record>, Models)> = Vec::new();
     for dir in inputs {
         let dir = ResultsDir::new(dir.as_ref());
         dir.check()?;
         if !dir.episodes().is_file() {
             return Err(ResultsError::NotResults(dir.path.clone()));
         }
-        records.extend(dir.records());
-        models.extend(dir.models());
+        folders.push((dir.path.clone(), dir.records(), dir.models()));
     }
+    check_references(&folders)?;
+    let measured = folders.iter().any(|(p, ..)| crate::divergence::run::DivergenceDir::new(p).info().is_some());
+    // Each label's first folder: its entry and its records' seeds.
+    let mut first: BTreeMap<String, (PathBuf, ModelEntry, BTreeMap<String, u32>)> = BTreeMap::new();
+    let mut records = Vec::new();
+    let mut models = Models::new();
+    for (path, mut recs, mut entries) in folders {
+        let labels: std::collections::BTreeSet<String> =
+            entries.keys().cloned().chain(recs.iter().map(|r| r.model.clone())).collect();
+        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        for label in labels {
+            if renamed.contains_key(&label) {
+                continue;
+            }
+            let entry = entries.get(&label).cloned();
+            let seeds: BTreeMap<String, u32> = recs
+                .iter()
+                .filter(|r| r.model == label && r.episode.is_some())
+                .map(|r| (r.id.clone(), r.seed))
+                .collect();
+            match first.get(&label) {
+                None => {
+                    let e = entry.unwrap_or_else(|| ModelEntry::remote(Vec::new(), RunStats::default()));
+                    first.insert(label.clone(), (path.clone(), e, seeds));
+                }
+                Some((first_path, first_entry, first_seeds)) => {
+                    let differences = conflicts(first_entry, entry.as_ref(), first_seeds, &seeds);
+                    if differences.is_empty() {
+                        continue;
+                    }
+                    if !keep_both || measured {
+                        return Err(ResultsError::MergeConflict {
+                            label,
+                            first: first_path.clone(),
+                            second: path.clone(),
+                            differences,
+                        });
+                    }
+                    let mark = entry
+                        .as_ref()
+                        .and_then(|e| e.settings.as_ref())
+                        .zip(first_entry.settings.as_ref())
+                        .map(|(mine, theirs)| {
+                            mine.differences(theirs)
+                                .iter()
+                                .filter_map(|d| d.split_once(" against ").map(|(a, _)| a.to_string()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .filter(|m| !m.is_empty())
+                        .unwrap_or_else(|| {
+                            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                        });
+                    renamed.insert(label.clone(), format!("{label} ({mark})"));
+                }
+            }
+        }
+        for r in &mut recs {
+            if let Some(new) = renamed.get(&r.model) {
+                r.model = new.clone();
+            }
+        }
+        for (old, new) in &renamed {
+            if let Some(e) = entries.remove(old) {
+                entries.insert(new.clone(), e);
+            }
+        }
+        records.extend(recs);
+        for (label, e) in entries {
+            models.entry(label).or_insert(e);
+        }
+    }
+    let out = ResultsDir::create(out)?;
     // Divergence measurements first: folders of different references are refused before
     // anything is written.
     let paths: Vec<&Path> = inputs.iter().map(|p| p.as_ref()).collect();
@@ -446,12 +666,108 @@ pub fn merge(inputs: &[impl AsRef<Path>], out: &Path) -> Result<ResultsDir, Resu
     Ok(out)
 }
 
+/// What differs between a label's entry (and its episodes' seeds) in one folder and in
+/// another: the file's content, the settings, the seed of a question both played.
+fn conflicts(
+    first: &ModelEntry,
+    second: Option<&ModelEntry>,
+    first_seeds: &BTreeMap<String, u32>,
+    seeds: &BTreeMap<String, u32>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(second) = second {
+        if let (Some(a), Some(b)) = (&first.sha256, &second.sha256) {
+            if a != b {
+                out.push(format!("another file (sha256 {} against {})", &a[..12.min(a.len())], &b[..12.min(b.len())]));
+            }
+        }
+        if let (Some(a), Some(b)) = (&first.settings, &second.settings) {
+            out.extend(a.differences(b));
+        }
+    }
+    if out.is_empty() {
+        if let Some((id, a, b)) =
+            first_seeds.iter().find_map(|(id, a)| seeds.get(id).filter(|b| *b != a).map(|b| (id, a, b)))
+        {
+            out.push(format!("episode seeds differ (question {id}: {a} against {b}): the runs' --seed differ"));
+        }
+    }
+    out
+}
+
+/// Refuses folders where one measured against a reference and another holds that reference's
+/// episodes without the measurement.
+fn check_references(folders: &[(PathBuf, Vec<Record>, Models)]) -> Result<(), ResultsError> {
+    let infos: Vec<Option<crate::divergence::run::ReferenceInfo>> =
+        folders.iter().map(|(p, ..)| crate::divergence::run::DivergenceDir::new(p).info()).collect();
+    let Some((with, info)) = folders.iter().zip(&infos).find_map(|((p, ..), i)| i.as_ref().map(|i| (p, i))) else {
+        return Ok(());
+    };
+    for ((path, records, _), i) in folders.iter().zip(&infos) {
+        if i.is_none() && records.iter().any(|r| r.model == info.label) {
+            return Err(ResultsError::MergeReference {
+                label: info.label.clone(),
+                with: with.clone(),
+                without: path.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Scores again, against the gold SQL of `questions` as it is now, every record of `dir` whose
+/// recorded gold SQL differs (the benchmark changed since it was played): its answer and episode
+/// kept, its score new. Returns how many; `episodes.jsonl` is rewritten whole only when there
+/// are some, its other lines (those that are not records too) as they were.
+pub fn rescore_changed_gold(
+    dir: &ResultsDir,
+    questions: &[super::Question],
+    gold: &mut super::GoldCache,
+    limits: &crate::env::Limits,
+) -> Result<usize, ResultsError> {
+    let path = dir.episodes();
+    let Ok(lines) = crate::regular_file::lines_at_most(&path, super::jsonl::MAX_LINE_BYTES) else { return Ok(0) };
+    let by_id: std::collections::HashMap<&str, &super::Question> =
+        questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let (mut text, mut changed) = (String::new(), 0usize);
+    for line in lines {
+        let line = line.map_err(|source| ResultsError::Io { path: path.clone(), source })?;
+        let parsed: Option<Record> = serde_json::from_slice(&line).ok();
+        let stale = parsed.as_ref().and_then(|r| {
+            let q = by_id.get(r.id.as_str())?;
+            (r.error.is_none() && r.gold_sql.as_deref().is_some_and(|g| g != q.gold_sql)).then_some((r, *q))
+        });
+        match stale {
+            Some((r, q)) => {
+                let new = super::rescore(r, q, gold.get(q), limits);
+                text.push_str(
+                    &serde_json::to_string(&new).map_err(|source| ResultsError::Json { path: path.clone(), source })?,
+                );
+                changed += 1;
+            }
+            None => text.push_str(&String::from_utf8_lossy(&line)),
+        }
+        text.push('\n');
+    }
+    if changed > 0 {
+        dir.write(ResultsDir::EPISODES, text)?;
+    }
+    Ok(changed)
+}
+
 /// The divergence of every model from the reference, when `out` has a `divergence/` folder;
 /// the execution-accuracy figure comes from the paired comparison against the reference.
-fn divergence_summaries(out: &Path, paired: &[report::Paired]) -> Vec<crate::divergence::report::DivergenceSummary> {
+fn divergence_summaries(
+    out: &Path,
+    paired: &[report::Paired],
+    selected: Option<&std::collections::HashSet<&str>>,
+) -> Vec<crate::divergence::report::DivergenceSummary> {
     let dir = crate::divergence::run::DivergenceDir::new(out);
     let Some(info) = dir.info() else { return Vec::new() };
-    let records = dir.read_records();
+    let mut records = dir.read_records();
+    if let Some(ids) = selected {
+        records.retain(|r| ids.contains(r.id.as_str()));
+    }
     let ex = |model: &str| {
         let p = paired.iter().find(|p| p.b == model && p.a == info.label)?;
         crate::divergence::report::questions_needed(p.n, (p.diff_ci.1 - p.diff_ci.0) / 2.0, p.diff)
@@ -459,20 +775,75 @@ fn divergence_summaries(out: &Path, paired: &[report::Paired]) -> Vec<crate::div
     crate::divergence::report::summarise(&records, &info.label, &ex)
 }
 
+/// Model `b` of the results folder `dir` against its model `a` ([`super::compare`]); either
+/// unknown is an error naming the models the folder holds.
+pub fn compare(dir: &Path, a: &str, b: &str) -> Result<super::compare::Comparison, ResultsError> {
+    let folder = ResultsDir::new(dir);
+    folder.check()?;
+    if !folder.episodes().is_file() {
+        return Err(ResultsError::NotResults(dir.to_path_buf()));
+    }
+    let records = folder.records();
+    let models = report::summarise(&records);
+    let paired = report::paired(&records, &models);
+    let divergence = divergence_summaries(dir, &paired, None);
+    let mut known: Vec<String> = models.iter().map(|m| m.model.clone()).collect();
+    known.extend(divergence.iter().map(|d| d.model.clone()).filter(|m| !models.iter().any(|x| x.model == *m)));
+    for name in [a, b] {
+        if !known.iter().any(|k| k == name) {
+            return Err(ResultsError::UnknownModel { folder: dir.to_path_buf(), name: name.to_string(), known });
+        }
+    }
+    Ok(super::compare::compare(&records, &models, &divergence, a, b, "asked for"))
+}
+
 /// Summarises `out`'s records into `summary.md`, `summary.csv`, `summary.json` and
 /// `report.html`, and returns what was written.
 pub fn write_reports(out: &Path) -> Result<Reports, ResultsError> {
+    write_reports_for(out, None, Vec::new())
+}
+
+/// [`write_reports`] over the questions `selected` only (those of the run: `--limit`, `--shard`
+/// and the benchmark as it is now), when given: records of other questions are left out and
+/// said so. `notes` are added to what the reports say was left out.
+pub fn write_reports_for(
+    out: &Path,
+    selected: Option<&[String]>,
+    mut notes: Vec<String>,
+) -> Result<Reports, ResultsError> {
     let dir = ResultsDir::new(out);
-    let records = dir.records();
+    let (mut records, read_notes) = dir.records_checked();
+    notes.extend(read_notes);
+    let selected: Option<std::collections::HashSet<&str>> = selected.map(|s| s.iter().map(String::as_str).collect());
+    if let Some(ids) = &selected {
+        let before = records.len();
+        let mut others: Vec<String> =
+            records.iter().filter(|r| !ids.contains(r.id.as_str())).map(|r| r.id.clone()).collect();
+        others.sort();
+        others.dedup();
+        records.retain(|r| ids.contains(r.id.as_str()));
+        if records.len() < before {
+            notes.push(format!(
+                "{} record(s) of {} question(s) not selected now (--limit, --shard, or not in the benchmark as it is now) were left out: {}",
+                before - records.len(),
+                others.len(),
+                others.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     let models = report::summarise(&records);
     let paired = report::paired(&records, &models);
-    let divergence = divergence_summaries(out, &paired);
-    let summary = SummaryFile { models, paired, runs: dir.models(), divergence };
+    let divergence = divergence_summaries(out, &paired, selected.as_ref());
+    let runs = dir.models();
+    let pairwise = super::compare::default_pairs(&records, &models, &runs, &divergence);
+    let summary = SummaryFile { models, paired, runs, divergence, notes, pairwise };
     let markdown = format!(
-        "{}\n{}{}",
+        "{}\n{}{}{}{}",
         report::markdown(&summary.models, &summary.paired),
         report::runs_markdown(&summary.runs, &summary.models),
-        crate::divergence::report::markdown(&summary.divergence)
+        super::compare::markdown(&summary.pairwise),
+        crate::divergence::report::markdown(&summary.divergence),
+        report::notes_markdown(&summary.notes)
     );
     dir.write(ResultsDir::SUMMARY_MD, &markdown)?;
     dir.write(ResultsDir::SUMMARY_CSV, report::csv(&summary.models))?;
@@ -513,7 +884,7 @@ mod tests {
     #[test]
     fn merging_needs_results_folders() {
         let dir = tempfile::tempdir().unwrap();
-        let err = merge(&[dir.path()], &dir.path().join("out")).unwrap_err();
+        let err = merge(&[dir.path()], &dir.path().join("out"), false).unwrap_err();
         assert!(matches!(err, ResultsError::NotResults(_)), "{err}");
     }
 }

@@ -10,9 +10,9 @@ use super::question::{normalize_id, Question, SourceError};
 
 /// How to read a benchmark.
 pub struct LoadOptions<'a> {
-    /// Keep the first N questions only.
+    /// Keep the first N questions only (of the shard, when there is one).
     pub limit: Option<usize>,
-    /// Keep shard i of n (1-based): every n-th question of those kept by `limit`.
+    /// Keep shard i of n (1-based): every n-th question, before `limit` is applied.
     pub shard: Option<(usize, usize)>,
     /// SQaLe's phrasing to ask.
     pub phrasing: super::parquet_pair::Phrasing,
@@ -28,8 +28,11 @@ impl LoadOptions<'_> {
     }
 }
 
+/// Whether question `i` is kept: the shard is taken first (every n-th question), then the first
+/// `limit` questions of it, so `--shard 1/12 --limit 8` runs 8 questions.
 fn keeps(limit: Option<usize>, shard: Option<(usize, usize)>, i: usize) -> bool {
-    limit.is_none_or(|n| i < n) && shard.is_none_or(|(k, n)| i % n == k - 1)
+    let (k, n) = shard.unwrap_or((1, 1));
+    i % n == k - 1 && limit.is_none_or(|l| i / n < l)
 }
 
 /// Reads the benchmark `spec` names: `sqale` or `sqale:QUERIES,SCHEMAS` (each a local parquet
@@ -307,4 +310,18 @@ fn load_bird(dir: &Path) -> Result<Vec<Question>, SourceError> {
             difficulty: it.difficulty,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keeps;
+
+    #[test]
+    fn the_shard_is_taken_before_the_limit() {
+        let kept = |limit, shard| (0..100).filter(|&i| keeps(limit, shard, i)).collect::<Vec<_>>();
+        assert_eq!(kept(Some(8), Some((1, 12))), [0, 12, 24, 36, 48, 60, 72, 84]);
+        assert_eq!(kept(Some(2), Some((3, 4))), [2, 6]);
+        assert_eq!(kept(Some(3), None), [0, 1, 2]);
+        assert_eq!(kept(None, Some((2, 50))), [1, 51]);
+    }
 }

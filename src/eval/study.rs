@@ -103,6 +103,17 @@ impl RunSpec {
         if self.calls.is_empty() {
             return Err(StudyError::NoCalls);
         }
+        let mut labels: Vec<(String, &PathBuf)> = Vec::new();
+        for path in self.models.iter().chain(match &self.reference {
+            Some(Reference::File(p)) => Some(p),
+            _ => None,
+        }) {
+            let label = results::model_label(path, self.schema);
+            if let Some((_, first)) = labels.iter().find(|(l, p)| *l == label && *p != path) {
+                return Err(StudyError::SameLabel { label, first: (*first).clone(), second: path.clone() });
+            }
+            labels.push((label, path));
+        }
         if let Some(k) = self.vote {
             if self.servers.is_some() {
                 return Err(StudyError::VoteOnServers);
@@ -117,6 +128,11 @@ impl RunSpec {
 /// The counts of one model's run as its records come in.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
+    /// Of [`Self::correct`] and [`Self::scored`], those of episodes already in the results
+    /// folder when the run started (a resumed run's EX counts them).
+    pub resumed: usize,
+    /// The machine's load when the run started.
+    load_start: Option<super::load::Sample>,
     /// Scored answers that were correct.
     pub correct: usize,
     /// Answers scored (their gold query ran, their episode did not fail on a server).
@@ -129,7 +145,20 @@ pub struct Tally {
 
 impl Tally {
     fn new(parallel: u32) -> Self {
-        Tally { run: RunStats { parallel, ..RunStats::default() }, ..Tally::default() }
+        Tally {
+            run: RunStats { parallel, ..RunStats::default() },
+            load_start: super::load::Sample::now(),
+            ..Tally::default()
+        }
+    }
+
+    /// Counts the records already in the folder into EX (not into the run's throughput).
+    fn resume(&mut self, records: &[&Record]) {
+        for r in records.iter().filter(|r| r.error.is_none() && r.gold_ok) {
+            self.scored += 1;
+            self.correct += r.correct as usize;
+            self.resumed += 1;
+        }
     }
 
     /// Counts a finished record.
@@ -145,9 +174,11 @@ impl Tally {
 
     /// The run's stats, timed from `started`, with the process's peak memory.
     fn finish(&self, started: Instant) -> RunStats {
+        let load = self.load_start.zip(super::load::Sample::now()).map(|(a, b)| super::load::Load::between(&a, &b));
         RunStats {
             seconds: started.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::memory::peak_bytes(),
+            load,
             ..self.run.clone()
         }
     }
@@ -208,6 +239,11 @@ pub enum StudyEvent<'a> {
         /// The episode's token budget.
         budget: usize,
     },
+    /// Records of the results folder whose gold SQL changed in the benchmark were scored again.
+    Rescored {
+        /// How many.
+        count: usize,
+    },
     /// Its episodes are done.
     PlayedAll {
         /// The model's label.
@@ -257,6 +293,38 @@ pub enum StudyError {
     /// No way of calling tools to play under.
     #[error("no way of calling tools to play under: give at least one (free, constrained, triggered)")]
     NoCalls,
+    /// Two model files would share a label in the reports.
+    #[error("{} and {} share the name {label}, which the reports label models by: rename or link one under another name", first.display(), second.display())]
+    SameLabel {
+        /// The label.
+        label: String,
+        /// The first file.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
+    /// The results folder holds a model of this label that is another file.
+    #[error("{} holds episodes of {label} from another file (sha256 {theirs}, this one {ours}): write to another results folder (-o), or rename the file", folder.display())]
+    OtherModel {
+        /// The results folder.
+        folder: PathBuf,
+        /// The label.
+        label: String,
+        /// The folder's file's hash (its first 12 digits).
+        theirs: String,
+        /// This file's.
+        ours: String,
+    },
+    /// The results folder holds episodes of this label played with other settings.
+    #[error("{} holds episodes of {label} played with other settings ({}, the folder's first): resuming would mix them. Run with the folder's settings, or write to another results folder (-o)", folder.display(), differences.join("; "))]
+    OtherSettings {
+        /// The results folder.
+        folder: PathBuf,
+        /// The label.
+        label: String,
+        /// What differs.
+        differences: Vec<String>,
+    },
     /// A vote asked of a model on inference servers.
     #[error("a vote batches its episodes in one in-process context; models on inference servers are not voted")]
     VoteOnServers,
@@ -341,6 +409,10 @@ impl Study {
                 on_event(StudyEvent::Cutting { condition, done, total })
             })?;
         }
+        let rescored = results::rescore_changed_gold(&out, &questions, &mut gold, &spec.limits)?;
+        if rescored > 0 {
+            on_event(StudyEvent::Rescored { count: rescored });
+        }
         let mut runner = Runner::new(spec, &questions, &out, gold, on_event);
         let reference = match self.reference {
             Some(ReferenceSource::File(path)) => Some(runner.play_reference_file(&path)?),
@@ -360,7 +432,8 @@ impl Study {
                 )?;
             }
         }
-        Ok(results::write_reports(out.path())?)
+        let selected: Vec<String> = questions.iter().map(|q| q.id.clone()).collect();
+        Ok(results::write_reports_for(out.path(), Some(&selected), Vec::new())?)
     }
 }
 
@@ -403,6 +476,10 @@ mod tests {
         assert!(matches!(remote.check(), Err(StudyError::NoLocalModels)));
         assert!(RunSpec { models: one.models.clone(), ..remote }.check().is_ok());
         assert!(matches!(RunSpec { calls: Vec::new(), ..one.clone() }.check(), Err(StudyError::NoCalls)));
+        let twins = RunSpec { models: vec!["a/m.gguf".into(), "b/m.gguf".into()], ..spec() };
+        let e = twins.check().unwrap_err().to_string();
+        assert!(e.contains("a/m.gguf and b/m.gguf share the name m.gguf"), "{e}");
+        assert!(RunSpec { models: vec!["a/m.gguf".into(), "a/m.gguf".into()], ..spec() }.check().is_ok());
         assert!(RunSpec { vote: Some(5), ..one.clone() }.check().is_ok());
         let zero = RunSpec { vote: Some(0), ..one.clone() }.check().unwrap_err().to_string();
         assert!(zero.contains("at least one episode"), "{zero}");

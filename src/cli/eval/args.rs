@@ -18,7 +18,26 @@ pub(super) struct MergeArgs {
     /// Output folder.
     #[arg(long, short = 'o')]
     pub(super) out: PathBuf,
+    /// Where two folders hold the same model played otherwise (another file, other settings),
+    /// keep both as separate entries (the later one marked with what differs) instead of
+    /// refusing.
+    #[arg(long)]
+    pub(super) keep_both: bool,
     /// Print the summary as JSON.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+/// Arguments of `sqale eval compare`.
+#[derive(Args, Debug)]
+pub(super) struct CompareArgs {
+    /// The results folder.
+    pub(super) dir: PathBuf,
+    /// The model compared against (its label in the reports).
+    pub(super) a: String,
+    /// The model compared.
+    pub(super) b: String,
+    /// Print the comparison as JSON.
     #[arg(long)]
     pub(super) json: bool,
 }
@@ -130,9 +149,12 @@ pub(super) struct ScoreArgs {
     /// Label for the predictions in the report.
     #[arg(long, default_value = "predictions")]
     pub(super) label: String,
-    /// Results folder.
+    /// Results folder (new: one that holds results is refused without --replace).
     #[arg(long, short = 'o', default_value = "sqale-eval-score")]
     pub(super) out: PathBuf,
+    /// Replace the results the folder holds (its episodes.jsonl) with these predictions' scores.
+    #[arg(long)]
+    pub(super) replace: bool,
     /// Seconds a statement may run.
     #[arg(long, default_value_t = sqale::defaults::SQL_TIMEOUT_SECONDS)]
     pub(super) sql_timeout: f64,

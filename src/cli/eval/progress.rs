@@ -147,6 +147,9 @@ impl Progress {
                     ));
                 }
             }
+            StudyEvent::Rescored { count } => {
+                say(format!("{count} record(s) of the results folder scored again: their question's gold SQL changed in the benchmark"));
+            }
             StudyEvent::PromptLong { label, prompt_tokens, budget } => {
                 say(format!(
                     "warning: {label}: the prompt takes {prompt_tokens} of the episode's {budget} tokens (--max-episode-tokens counts the prompt: \

@@ -10,7 +10,7 @@ use crate::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
 use crate::divergence::store::RefEpisode;
 use crate::divergence::{self, DivergenceError, Transcript};
 use crate::engine::{BatchedEngine, Engine, EngineOptions, Model};
-use crate::eval::results::{self, ModelEntry, ResultsDir};
+use crate::eval::results::{self, EpisodeSettings, ModelEntry, ResultsDir};
 use crate::eval::{self, EvalError, GoldCache, Plan, Question, Sink};
 use crate::protocol::Calls;
 use crate::remote::{Pool, Sampling};
@@ -99,8 +99,10 @@ impl<'s, 'e> Runner<'s, 'e> {
         if self.spec.kld_only {
             // Its file still goes into models.json (size, type, importance matrix), keeping the
             // run an earlier invocation recorded.
+            self.check_folder(&label, Some(path), false)?;
             let mut entry = ModelEntry::file(path, model.n_params());
             entry.last_run = self.out.models().get(&label).and_then(|e| e.last_run.clone());
+            entry.settings = self.out.models().get(&label).and_then(|e| e.settings.clone());
             self.out.record_model(&label, entry)?;
         } else {
             for &calls in &self.spec.calls {
@@ -130,13 +132,13 @@ impl<'s, 'e> Runner<'s, 'e> {
         transcripts: Option<&DivergenceDir>,
         started: Instant,
     ) -> Result<(), StudyError> {
+        self.check_folder(label, Some(path), false)?;
         let mut engine = BatchedEngine::new(model, self.engine_options(), self.spec.parallel as usize)?;
         let tally =
             self.play(label, calls, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
         let run = tally.finish(started);
         drop(engine);
-        self.out.record_model(label, ModelEntry::new(path, model.n_params(), run))?;
-        Ok(())
+        self.record(label, ModelEntry::new(path, model.n_params(), run))
     }
 
     /// Plays `model`'s questions as votes of `k` episodes, `k` times `--parallel` sequences of
@@ -152,6 +154,8 @@ impl<'s, 'e> Runner<'s, 'e> {
         started: Instant,
     ) -> Result<(), StudyError> {
         let vote_label = results::vote_label(label, k);
+        self.check_folder(label, Some(path), false)?;
+        self.check_folder(&vote_label, Some(path), false)?;
         let sequences = k * self.spec.parallel as usize;
         let mut engine = BatchedEngine::new(model, self.engine_options(), sequences)?;
         let tally = self.play(&vote_label, calls, false, None, |plan, gold, sink| {
@@ -160,11 +164,10 @@ impl<'s, 'e> Runner<'s, 'e> {
         })?;
         let run = tally.finish(started);
         drop(engine);
-        self.out.record_model(&vote_label, ModelEntry::new(path, model.n_params(), run))?;
+        self.record(&vote_label, ModelEntry::new(path, model.n_params(), run))?;
         let mut first = ModelEntry::file(path, model.n_params());
         first.last_run = self.out.models().get(label).and_then(|e| e.last_run.clone());
-        self.out.record_model(label, first)?;
-        Ok(())
+        self.record(label, first)
     }
 
     /// Plays the served model's episodes, `parallel` in flight across `pool` (its transcripts
@@ -185,8 +188,75 @@ impl<'s, 'e> Runner<'s, 'e> {
             eval::remote::run(pool, sampling, parallel, plan, gold, sink)
         })?;
         let servers = pool.servers().into_iter().cloned().collect();
-        self.out.record_model(label, ModelEntry::remote(servers, tally.finish(started)))?;
+        self.record(label, ModelEntry::remote(servers, tally.finish(started)))
+    }
+
+    /// The settings every episode of this study is played with.
+    fn settings(&self) -> EpisodeSettings {
+        let e = &self.spec.engine;
+        EpisodeSettings {
+            seed: self.spec.seed,
+            temperature: e.temperature,
+            top_p: e.top_p,
+            top_k: e.top_k,
+            max_episode_tokens: self.spec.max_episode_tokens,
+            thought_chars: self.spec.thought_chars,
+            prompt: Settings::default().prompt.hash(),
+        }
+    }
+
+    /// Records `label`'s entry in `models.json` with this study's settings; a run that played
+    /// nothing (everything was in the folder) keeps the throughput and the settings of the run
+    /// that played it.
+    fn record(&self, label: &str, mut entry: ModelEntry) -> Result<(), StudyError> {
+        entry.settings = Some(self.settings());
+        if entry.last_run.as_ref().is_none_or(|r| r.episodes == 0) {
+            if let Some(before) = self.out.models().get(label) {
+                entry.last_run = before.last_run.clone().or(entry.last_run);
+                entry.settings = before.settings.clone().or(entry.settings);
+            }
+        }
+        self.out.record_model(label, entry)?;
         Ok(())
+    }
+
+    /// Refuses to add to `label`'s episodes in the folder when they are another file's (`file`'s
+    /// content hash differs from the one recorded) or were played with other settings (those
+    /// recorded, or, in a folder written before settings were, the seeds of its episodes); with
+    /// `episodes` false only the file is compared (before a model's run, whose settings
+    /// [`Self::play`] compares).
+    fn check_folder(&self, label: &str, file: Option<&Path>, episodes: bool) -> Result<(), StudyError> {
+        let models = self.out.models();
+        let Some(entry) = models.get(label) else { return Ok(()) };
+        let folder = self.out.path().to_path_buf();
+        if let (Some(theirs), Some(ours)) = (&entry.sha256, file.and_then(results::file_sha256)) {
+            if *theirs != ours {
+                let short = |h: &str| h.chars().take(12).collect::<String>();
+                return Err(StudyError::OtherModel {
+                    folder,
+                    label: label.to_string(),
+                    theirs: short(theirs),
+                    ours: short(&ours),
+                });
+            }
+        }
+        if !episodes {
+            return Ok(());
+        }
+        let now = self.settings();
+        let differences = match &entry.settings {
+            Some(before) => before.differences(&now),
+            None => eval::read_records(&self.out.episodes())
+                .iter()
+                .filter(|r| r.model == label && r.episode.is_some() && r.vote.is_none())
+                .find(|r| r.seed != eval::episode_seed(now.seed, &r.id))
+                .map(|r| vec![format!("question {}: its episode's seed is not --seed {}'s", r.id, now.seed)])
+                .unwrap_or_default(),
+        };
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(StudyError::OtherSettings { folder, label: label.to_string(), differences })
     }
 
     /// What every run shares: the plan, one sink into the results folder (and the transcripts),
@@ -208,10 +278,21 @@ impl<'s, 'e> Runner<'s, 'e> {
         };
         let plan = Plan { settings: &settings, label, questions: self.questions, seed: self.spec.seed };
         let total = self.questions.len();
-        let done = eval::done_ids(&self.out.episodes(), label).len().min(total);
+        let selected: std::collections::HashSet<&str> = self.questions.iter().map(|q| q.id.as_str()).collect();
+        let before: Vec<eval::Record> = self
+            .out
+            .records()
+            .into_iter()
+            .filter(|r| r.model == label && r.error.is_none() && selected.contains(r.id.as_str()))
+            .collect();
+        let done = before.len().min(total);
+        // Not beside episodes played otherwise, even when nothing is left to play: the reports
+        // would credit this run's settings with them.
+        self.check_folder(label, None, true)?;
         let on_event = &mut *self.on_event;
         on_event(StudyEvent::Playing { label, total, done });
         let mut tally = Tally::new(self.spec.parallel);
+        tally.resume(&before.iter().collect::<Vec<_>>());
         let budget = self.spec.max_episode_tokens;
         let mut warned = false;
         let mut sink = Sink::file(self.out.episodes()).with_progress(|_, _, record| {
