@@ -140,43 +140,23 @@ impl Page {
     }
 }
 
-fn base64_decode(s: &str) -> Vec<u8> {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in s.bytes().filter(|&c| c != b'=') {
-        let v = A.iter().position(|&a| a == c).expect("base64") as u32;
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
+/// A copy of the demo database in `dir`, and `sqale serve` over it with `args` before `--db`.
+fn serve_demo(dir: &Path, args: &[&str]) -> (std::path::PathBuf, Server) {
+    let demo = dir.join("demo.sqlite");
+    std::fs::copy(common::demo_db(), &demo).unwrap();
+    let db = format!("demo={}", demo.display());
+    let all: Vec<&str> = args.iter().copied().chain(["--db", &db]).collect();
+    let s = Server::start(Path::new(env!("CARGO_BIN_EXE_sqale")), &all);
+    (demo, s)
 }
 
 #[test]
 fn the_page_asks_and_shows_the_sql_and_rows_live() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = dir.path().join("demo.sqlite");
-    std::fs::copy(common::demo_db(), &demo).unwrap();
     let model = common::test_model();
-    let s = Server::start(
-        std::path::Path::new(env!("CARGO_BIN_EXE_sqale")),
-        &[
-            "--model",
-            model.to_str().unwrap(),
-            "--ctx",
-            "2048",
-            "--max-episode-tokens",
-            "900",
-            "--prompt-from",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py"),
-            "--db",
-            &format!("demo={}", demo.display()),
-        ],
-    );
+    let prompt = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/copy_prompt.py");
+    let args = ["--model", model.to_str().unwrap(), "--ctx", "2048", "--max-episode-tokens", "900"];
+    let (_demo, s) = serve_demo(dir.path(), &[&args[..], &["--prompt-from", prompt]].concat());
     // The API's answer for this question and seed, to compare with what the page shows.
     let sql = "SELECT company_name, city FROM customers ORDER BY company_name LIMIT 5";
     let question = json!({"tool": "submit_sql", "args": {"sql": sql}}).to_string();
@@ -242,7 +222,8 @@ fn the_page_asks_and_shows_the_sql_and_rows_live() {
     assert!(state["calls"].as_u64() > Some(0), "{state}");
 
     let shot = page.call("Page.captureScreenshot", json!({ "format": "png" }));
-    let png = base64_decode(shot["data"].as_str().unwrap());
+    let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, shot["data"].as_str().unwrap())
+        .expect("a base64 screenshot");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-page.png");
     std::fs::write(&out, &png).unwrap();
@@ -259,7 +240,8 @@ fn screenshot(page: &mut Page, width: u32, mobile: bool, name: &str) -> u64 {
     );
     let scroll = page.eval("document.documentElement.scrollWidth").as_u64().unwrap();
     let shot = page.call("Page.captureScreenshot", json!({ "format": "png", "captureBeyondViewport": true }));
-    let png = base64_decode(shot["data"].as_str().unwrap());
+    let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, shot["data"].as_str().unwrap())
+        .expect("a base64 screenshot");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::write(&out, &png).unwrap();
@@ -274,13 +256,8 @@ fn screenshot(page: &mut Page, width: u32, mobile: bool, name: &str) -> u64 {
 #[test]
 fn the_page_puts_the_answer_and_its_chart_first_with_csv_history_and_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = dir.path().join("demo.sqlite");
-    std::fs::copy(common::demo_db(), &demo).unwrap();
     let standin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/standin/standin-f16.gguf");
-    let s = Server::start(
-        std::path::Path::new(env!("CARGO_BIN_EXE_sqale")),
-        &["--model", standin.to_str().unwrap(), "--ctx", "4096", "--db", &format!("demo={}", demo.display())],
-    );
+    let (demo, s) = serve_demo(dir.path(), &["--model", standin.to_str().unwrap(), "--ctx", "4096"]);
     let question = "How many orders are there for each status?";
     let browser = Browser::start();
     let mut page = browser.page();
