@@ -1,4 +1,4 @@
-//! Data files as databases (`--db orders.csv`, `.tsv`, `.jsonl`, `.parquet`, a folder of them),
+//! Data files as databases (`--db orders.csv`, `.tsv`, `.jsonl`, `.parquet`, `.xlsx`, a folder of them),
 //! end to end through the `sqale` binary: the trained stand-in answers the README's question
 //! over a CSV of the demo database's `orders`, with the demo's rows; the import is cached by
 //! content; the file is never changed; hostile files get a clear error and leave nothing
@@ -243,6 +243,183 @@ fn each_format_and_a_folder_become_tables_with_inferred_types() {
     // A single file of each format works alone too.
     let one = result(&tools(&cache, &data.join("sales.tsv"), json!({"tool": "list_tables"})));
     assert!(one.contains("sales") && !one.contains("events"), "{one}");
+}
+
+/// An `.xlsx` workbook written part by part (the parts Excel writes that a reader needs): each
+/// sheet a name and rows of cells, a cell `n:` a number, `d:` a date (an Excel serial number
+/// with the built-in date format), `b:` a boolean, else inline text; `""` no cell.
+fn write_xlsx(path: &Path, sheets: &[(&str, &[&[&str]])]) {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    let mut part = |name: &str, body: &str| {
+        zip.start_file(name, opts).unwrap();
+        zip.write_all(body.as_bytes()).unwrap();
+    };
+    let xml = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#;
+    let main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+    let rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let mut types = format!(
+        r#"{xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>"#
+    );
+    let (mut list, mut rels) = (String::new(), String::new());
+    for (i, (name, rows)) in sheets.iter().enumerate() {
+        let n = i + 1;
+        types += &format!(
+            r#"<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#
+        );
+        list += &format!(r#"<sheet name="{name}" sheetId="{n}" r:id="rId{n}"/>"#);
+        rels += &format!(r#"<Relationship Id="rId{n}" Type="{rel}/worksheet" Target="worksheets/sheet{n}.xml"/>"#);
+        let mut data = String::new();
+        for (r, row) in rows.iter().enumerate() {
+            data += &format!(r#"<row r="{}">"#, r + 1);
+            for (c, cell) in row.iter().enumerate() {
+                let at = format!("{}{}", (b'A' + c as u8) as char, r + 1);
+                data += &match cell.split_once(':') {
+                    _ if cell.is_empty() => String::new(),
+                    Some(("n", v)) => format!(r#"<c r="{at}"><v>{v}</v></c>"#),
+                    Some(("d", v)) => format!(r#"<c r="{at}" s="1"><v>{v}</v></c>"#),
+                    Some(("b", v)) => format!(r#"<c r="{at}" t="b"><v>{v}</v></c>"#),
+                    _ => format!(r#"<c r="{at}" t="inlineStr"><is><t>{cell}</t></is></c>"#),
+                };
+            }
+            data += "</row>";
+        }
+        part(
+            &format!("xl/worksheets/sheet{n}.xml"),
+            &format!(r#"{xml}<worksheet xmlns="{main}"><sheetData>{data}</sheetData></worksheet>"#),
+        );
+    }
+    rels += &format!(r#"<Relationship Id="rIdS" Type="{rel}/styles" Target="styles.xml"/>"#);
+    part("[Content_Types].xml", &(types + "</Types>"));
+    part(
+        "_rels/.rels",
+        &format!(
+            r#"{xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>"#
+        ),
+    );
+    part(
+        "xl/workbook.xml",
+        &format!(r#"{xml}<workbook xmlns="{main}" xmlns:r="{rel}"><sheets>{list}</sheets></workbook>"#),
+    );
+    part(
+        "xl/_rels/workbook.xml.rels",
+        &format!(
+            r#"{xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#
+        ),
+    );
+    part(
+        "xl/styles.xml",
+        &format!(
+            r#"{xml}<styleSheet xmlns="{main}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs></styleSheet>"#
+        ),
+    );
+    zip.finish().unwrap();
+}
+
+/// A workbook's sheets become tables (named after the sheet alone, or after the file and the
+/// sheet in a folder) with types inferred from the cells: whole numbers `INTEGER`, dates ISO
+/// text, booleans 0 or 1; a blank sheet is left out; the file is never changed.
+#[test]
+fn a_workbooks_sheets_become_tables_with_inferred_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let book = data.join("shop.xlsx");
+    write_xlsx(
+        &book,
+        &[
+            (
+                "Orders",
+                &[
+                    &["id", "customer", "total", "placed", "paid"],
+                    &["n:1", "ann", "n:12.5", "d:45943", "b:1"],
+                    &["n:2", "bob", "n:3", "d:45944.5", "b:0"],
+                    &["n:3", "", "", "", ""],
+                ],
+            ),
+            ("Blank", &[]),
+            ("Stock", &[&["sku", "qty"], &["A-1", "n:4"], &["n:7", "n:5"]]),
+        ],
+    );
+    let before = std::fs::read(&book).unwrap();
+    let tables = result(&tools(&cache, &book, json!({"tool": "list_tables"})));
+    assert!(tables.contains("Orders") && tables.contains("Stock"), "{tables}");
+    assert!(!tables.contains("Blank") && !tables.contains("shop"), "{tables}");
+    let orders = result(&tools(&cache, &book, json!({"tool": "describe_table", "args": {"table_name": "Orders"}})));
+    for col in ["id INTEGER", "customer TEXT", "total REAL", "placed TEXT", "paid INTEGER"] {
+        assert!(orders.contains(col), "{col} not in {orders}");
+    }
+    let rows =
+        result(&tools(&cache, &book, run_query("SELECT id, customer, total, placed, paid FROM Orders ORDER BY id")));
+    assert!(rows.contains("1 | ann | 12.5 | 2025-10-13 | 1"), "{rows}");
+    assert!(rows.contains("2 | bob | 3.0 | 2025-10-14 12:00:00 | 0"), "{rows}");
+    assert!(rows.contains("3 | NULL | NULL | NULL | NULL"), "{rows}");
+    let stock = result(&tools(&cache, &book, json!({"tool": "describe_table", "args": {"table_name": "Stock"}})));
+    assert!(stock.contains("sku TEXT") && stock.contains("qty INTEGER"), "{stock}");
+    let sum = result(&tools(&cache, &book, run_query("SELECT count(*), sum(qty), group_concat(sku) FROM Stock")));
+    assert!(sum.contains("2 | 9 | A-1,7"), "{sum}");
+    assert_eq!(std::fs::read(&book).unwrap(), before, "the workbook changed");
+    assert_eq!(imports(&cache).len(), 1, "{:?}", imports(&cache));
+    // In a folder, beside a CSV, its tables are named after the file and the sheet.
+    std::fs::write(data.join("notes.csv"), "a\n1\n").unwrap();
+    let tables = result(&tools(&cache, &data, json!({"tool": "list_tables"})));
+    for t in ["shop_Orders", "shop_Stock", "notes"] {
+        assert!(tables.contains(t), "{t} not in {tables}");
+    }
+    let n = result(&tools(&cache, &data, run_query("SELECT count(*) FROM shop_Orders")));
+    assert!(n.contains('3'), "{n}");
+}
+
+/// A `.xlsx` that is not a zip, a zip that is not a workbook, an encrypted workbook, a workbook
+/// without a value, and sheets that would be the same table: each a clear error, nothing cached,
+/// the file unchanged.
+#[test]
+fn hostile_workbooks_get_clear_errors_and_change_nothing() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cache = d.join("cache");
+    std::fs::write(d.join("text.xlsx"), "id,name\n1,ann\n").unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(d.join("archive.xlsx")).unwrap());
+    zip.start_file("readme.txt", zip::write::SimpleFileOptions::default()).unwrap();
+    zip.write_all(b"not a workbook").unwrap();
+    zip.finish().unwrap();
+    // An encrypted workbook is an OLE compound file, not a zip.
+    let mut ole = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+    ole.resize(4096, 0);
+    std::fs::write(d.join("locked.xlsx"), ole).unwrap();
+    write_xlsx(&d.join("empty.xlsx"), &[("Sheet1", &[]), ("Sheet2", &[&["", ""]])]);
+    let folder = d.join("clash");
+    std::fs::create_dir(&folder).unwrap();
+    write_xlsx(&folder.join("a.xlsx"), &[("b", &[&["x"], &["n:1"]])]);
+    std::fs::write(folder.join("a_b.csv"), "x\n1\n").unwrap();
+    write_xlsx(&d.join("sqlite.xlsx"), &[("sqlite_master", &[&["x"], &["n:1"]])]);
+
+    let cases: &[(&str, &[&str])] = &[
+        ("text.xlsx", &["not an .xlsx workbook (not a zip archive)", "give it the extension of its format"]),
+        ("archive.xlsx", &["a zip archive but not an .xlsx workbook", "save it again as .xlsx"]),
+        ("locked.xlsx", &["password-protected (encrypted)", "remove the password"]),
+        ("empty.xlsx", &["no sheet with a value", "column names in its first row"]),
+        ("clash", &["sheet \"b\" of", "would both be table \"a_b\"", "rename one of them"]),
+        ("sqlite.xlsx", &["SQLite's own", "rename the sheet"]),
+    ];
+    for (name, says) in cases {
+        let path = d.join(name);
+        let before = path.is_file().then(|| std::fs::read(&path).unwrap());
+        let out = tools(&cache, &path, json!({"tool": "list_tables"}));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(&format!("cannot import {}", path.display())), "{name}: {err}");
+        for s in *says {
+            assert!(err.contains(s), "{name}: {s:?} not in {err}");
+        }
+        if let Some(b) = before {
+            assert_eq!(std::fs::read(&path).unwrap(), b, "{name} changed");
+        }
+        assert_eq!(imports(&cache), Vec::<String>::new(), "{name} left something in the cache");
+    }
 }
 
 /// Column names holding quotes and SQL are kept as written and quoted wherever they are used.

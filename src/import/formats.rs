@@ -1,5 +1,6 @@
 //! Reading each data format as rows of cells: CSV and TSV (the `csv` crate), JSON Lines
-//! (`serde_json`), Parquet (the `parquet` crate's row reader, flat schemas only).
+//! (`serde_json`), Parquet (the `parquet` crate's row reader, flat schemas only). Excel workbooks,
+//! one table a sheet, are read in `workbook`.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -17,6 +18,8 @@ pub(super) enum Format {
     Tsv,
     Jsonl,
     Parquet,
+    /// An Excel workbook: one table a sheet (read by `workbook`, not `scan`).
+    Xlsx,
 }
 
 impl Format {
@@ -27,6 +30,7 @@ impl Format {
             "tsv" => Some(Format::Tsv),
             "jsonl" | "ndjson" => Some(Format::Jsonl),
             "parquet" => Some(Format::Parquet),
+            "xlsx" => Some(Format::Xlsx),
             _ => None,
         }
     }
@@ -111,6 +115,7 @@ pub(super) fn scan(
         Format::Tsv => delimited(file, b'\t', false, on_row),
         Format::Jsonl => jsonl(file, on_row),
         Format::Parquet => parquet(file, on_row),
+        Format::Xlsx => Err(reason("a workbook is read sheet by sheet, not as one table".into())),
     }
     .map_err(|e| e.into_import(path))
 }

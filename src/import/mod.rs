@@ -1,10 +1,13 @@
-//! Data files as databases: a `.csv`, `.tsv`, `.jsonl` (`.ndjson`) or `.parquet` file, or a
-//! folder of them, imported into a private SQLite database that the environment then opens
+//! Data files as databases: a `.csv`, `.tsv`, `.jsonl` (`.ndjson`), `.parquet` or `.xlsx` file,
+//! or a folder of them, imported into a private SQLite database that the environment then opens
 //! read-only like any other.
 //!
 //! - One table a file, named after the file (`orders.csv` → `orders`); its columns named by the
 //!   header (CSV, TSV), the keys (JSON Lines) or the schema (Parquet), their types inferred from
 //!   every value: `INTEGER`, `REAL`, `TEXT` (or `BLOB`). An empty CSV cell is `NULL`.
+//! - An Excel workbook (`.xlsx`) gives one table a sheet that has a value, named after the sheet
+//!   (`Orders`), or in a folder after the file and the sheet (`sales.xlsx`'s sheet `Q1` →
+//!   `sales_Q1`); the sheet's first row names the columns. Dates become ISO 8601 text.
 //! - The file is only ever read (opened read-only, never blocking on a FIFO, never a device).
 //! - The database is built in the user's cache (`imports/`), named by the content hash of the
 //!   files it came from, and written whole or not at all: a second question over the same
@@ -15,6 +18,7 @@
 
 mod formats;
 mod names;
+mod workbook;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -43,7 +47,7 @@ pub const MAX_SECONDS: u64 = 300;
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// The extensions imported (lower case; matched without regard to case).
-pub const EXTENSIONS: &[&str] = &["csv", "tsv", "jsonl", "ndjson", "parquet"];
+pub const EXTENSIONS: &[&str] = &["csv", "tsv", "jsonl", "ndjson", "parquet", "xlsx"];
 
 /// Bumped whenever the same files would import differently: part of the cache key.
 const IMPORT_VERSION: &str = "sqale-import-1";
@@ -91,7 +95,7 @@ pub enum ImportError {
 const SMALLER: &str = "import a smaller file, or build a SQLite database from it yourself and pass that";
 
 /// Whether `path` names a data file by its extension (`.csv`, `.tsv`, `.jsonl`, `.ndjson`,
-/// `.parquet`, in any case).
+/// `.parquet`, `.xlsx`, in any case).
 pub fn is_data_file(path: &Path) -> bool {
     Format::of(path).is_some()
 }
@@ -145,6 +149,8 @@ struct Source {
     table: String,
     format: Format,
     stamp: Stamp,
+    /// Whether it was found in a folder (a workbook's tables are then named `<file>_<sheet>`).
+    in_folder: bool,
 }
 
 impl Source {
@@ -152,7 +158,7 @@ impl Source {
     fn of(path: &Path, shown: &Path) -> Result<Self, ImportError> {
         let bad = |reason: String| ImportError::File { path: shown.to_path_buf(), reason };
         let format =
-            Format::of(path).ok_or_else(|| bad("not a .csv, .tsv, .jsonl, .ndjson or .parquet file".into()))?;
+            Format::of(path).ok_or_else(|| bad("not a .csv, .tsv, .jsonl, .ndjson, .parquet or .xlsx file".into()))?;
         let file = crate::regular_file::open(path).map_err(|e| match crate::regular_file::not_regular(&e) {
             Some(kind) => {
                 bad(format!("{} is {kind}, not a regular file: save the data to a file and pass that", path.display()))
@@ -169,7 +175,7 @@ impl Source {
             #[cfg(unix)]
             ino: std::os::unix::fs::MetadataExt::ino(&meta),
         };
-        Ok(Source { file, path: path.to_path_buf(), table, format, stamp })
+        Ok(Source { file, path: path.to_path_buf(), table, format, stamp, in_folder: false })
     }
 }
 
@@ -195,9 +201,13 @@ fn folder(dir: &Path) -> Result<Vec<Source>, ImportError> {
         }
     }
     paths.sort();
-    let sources = paths.iter().map(|p| Source::of(p, p)).collect::<Result<Vec<_>, _>>()?;
+    let mut sources = paths.iter().map(|p| Source::of(p, p)).collect::<Result<Vec<_>, _>>()?;
+    for s in &mut sources {
+        s.in_folder = true;
+    }
     let mut seen: HashMap<String, &Path> = HashMap::new();
-    for s in &sources {
+    // A workbook's tables are named after its sheets too: `build` checks those when it reads them.
+    for s in sources.iter().filter(|s| s.format != Format::Xlsx) {
         if let Some(other) = seen.insert(s.table.to_lowercase(), &s.path) {
             return Err(bad(format!(
                 "{} and {} would both be table {:?}: rename one of them",
@@ -227,6 +237,10 @@ fn import_cached(shown: &Path, mut sources: Vec<Source>) -> Result<PathBuf, Impo
     for s in &mut sources {
         key.update(s.table.as_bytes());
         key.update([0]);
+        if s.format == Format::Xlsx {
+            // Its tables' names depend on whether it was imported alone or in a folder.
+            key.update([u8::from(s.in_folder)]);
+        }
         key.update(content_hash(s, shown, &deadline)?);
     }
     let name = format!("{}.sqlite", &crate::hash::hex(&key.finalize())[..32]);
@@ -351,8 +365,14 @@ fn build(db: &Path, sources: &mut [Source], shown: &Path, deadline: &Deadline) -
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;").map_err(sql)?;
     let tx = conn.transaction().map_err(sql)?;
     let mut budget = Budget { shown, rows: 0, bytes: 0 };
+    let mut tables = Tables { shown, made: HashMap::new() };
     for s in sources.iter_mut() {
-        import_one(&tx, s, &mut budget, deadline)?;
+        if s.format == Format::Xlsx {
+            import_workbook(&tx, s, &mut tables, &mut budget, deadline)?;
+        } else {
+            tables.claim(&s.table, &s.path, None)?;
+            import_one(&tx, s, &mut budget, deadline)?;
+        }
     }
     tx.commit().map_err(sql)?;
     conn.close().map_err(|(_, e)| sql(e))?;
@@ -402,13 +422,7 @@ fn import_one(
     let columns = names::column_names(&columns).map_err(bad)?;
     kinds.resize(columns.len(), Kind::Null);
     let sql = |e: rusqlite::Error| bad(format!("writing table {:?}: {e}", s.table));
-    let defs: Vec<String> =
-        columns.iter().zip(&kinds).map(|(c, k)| format!("{} {}", crate::env::quote_ident(c), k.sql_type())).collect();
-    tx.execute_batch(&format!("CREATE TABLE {} ({})", crate::env::quote_ident(&s.table), defs.join(", ")))
-        .map_err(sql)?;
-    let marks = vec!["?"; columns.len()].join(", ");
-    let mut insert =
-        tx.prepare(&format!("INSERT INTO {} VALUES ({marks})", crate::env::quote_ident(&s.table))).map_err(sql)?;
+    let mut insert = create_table(tx, &s.table, &columns, &kinds).map_err(sql)?;
     s.file.rewind().map_err(|e| bad(format!("cannot read it again: {e}")))?;
     let mut written = 0u64;
     formats::scan(&s.file, s.format, &s.path, &mut |cells| {
@@ -426,6 +440,85 @@ fn import_one(
         return Err(bad("the file changed while it was imported: try again".into()));
     }
     Ok(())
+}
+
+/// Creates table `table` with `columns` of `kinds`; the statement that inserts one row.
+fn create_table<'t>(
+    tx: &'t rusqlite::Transaction<'_>,
+    table: &str,
+    columns: &[String],
+    kinds: &[Kind],
+) -> rusqlite::Result<rusqlite::Statement<'t>> {
+    let defs: Vec<String> =
+        columns.iter().zip(kinds).map(|(c, k)| format!("{} {}", crate::env::quote_ident(c), k.sql_type())).collect();
+    tx.execute_batch(&format!("CREATE TABLE {} ({})", crate::env::quote_ident(table), defs.join(", ")))?;
+    let marks = vec!["?"; columns.len()].join(", ");
+    tx.prepare(&format!("INSERT INTO {} VALUES ({marks})", crate::env::quote_ident(table)))
+}
+
+/// The tables one import (of `shown`) has made, by name in lower case (SQLite's names ignore
+/// ASCII case): where each came from.
+struct Tables<'a> {
+    shown: &'a Path,
+    made: HashMap<String, String>,
+}
+
+impl Tables<'_> {
+    /// Takes `table` for `path` (and `sheet`), or says what already has it.
+    fn claim(&mut self, table: &str, path: &Path, sheet: Option<&str>) -> Result<(), ImportError> {
+        let from = match sheet {
+            Some(sheet) => format!("sheet \"{}\" of {}", crate::printable::escape_line(sheet), path.display()),
+            None => path.display().to_string(),
+        };
+        if let Some(other) = self.made.get(&table.to_lowercase()) {
+            return Err(ImportError::File {
+                path: self.shown.to_path_buf(),
+                reason: format!(
+                    "{other} and {from} would both be table \"{}\": rename one of them",
+                    crate::printable::escape_line(table)
+                ),
+            });
+        }
+        self.made.insert(table.to_lowercase(), from);
+        Ok(())
+    }
+}
+
+/// Imports each sheet of the workbook `s` that has a value as a table of its own.
+fn import_workbook(
+    tx: &rusqlite::Transaction<'_>,
+    s: &mut Source,
+    tables: &mut Tables<'_>,
+    budget: &mut Budget<'_>,
+    deadline: &Deadline,
+) -> Result<(), ImportError> {
+    let path = s.path.clone();
+    let bad = |reason: String| ImportError::File { path: path.clone(), reason };
+    let prefix = s.in_folder.then_some(s.table.as_str());
+    workbook::sheets(&s.file, &s.path, deadline, &mut |sheet| {
+        let table = names::sheet_table_name(prefix, &sheet.name).map_err(bad)?;
+        tables.claim(&table, &s.path, Some(&sheet.name))?;
+        let shown_sheet = crate::printable::escape_line(&sheet.name);
+        let columns =
+            names::column_names(&sheet.header).map_err(|e| bad(format!("in sheet \"{shown_sheet}\", {e}")))?;
+        let mut kinds = vec![Kind::Null; columns.len()];
+        for row in &sheet.rows {
+            for (k, c) in kinds.iter_mut().zip(row) {
+                *k = k.join(c.kind());
+            }
+        }
+        let sql = |e: rusqlite::Error| bad(format!("writing table {table:?}: {e}"));
+        let mut insert = create_table(tx, &table, &columns, &kinds).map_err(sql)?;
+        for (n, row) in sheet.rows.into_iter().enumerate() {
+            budget.add(&row)?;
+            let values: Vec<Value> = row.into_iter().zip(&kinds).map(|(c, k)| c.into_value(*k)).collect();
+            insert.execute(rusqlite::params_from_iter(values)).map_err(sql)?;
+            if (n + 1).is_multiple_of(4096) {
+                deadline.check()?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A column's type, from the values in it: the narrowest that holds them all.

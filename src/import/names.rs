@@ -27,6 +27,26 @@ pub(super) fn table_name(path: &Path) -> Result<String, String> {
     Ok(stem.to_string())
 }
 
+/// The table for a workbook's sheet `sheet`: the sheet's name, or `<prefix>_<sheet>` when the
+/// workbook is one of a folder's files (`prefix` its table name, after the file).
+pub(super) fn sheet_table_name(prefix: Option<&str>, sheet: &str) -> Result<String, String> {
+    let name = match prefix {
+        Some(prefix) => format!("{prefix}_{sheet}"),
+        None => sheet.to_string(),
+    };
+    let shown = escape_line(sheet);
+    if sheet.trim().is_empty() {
+        return Err("it has a sheet without a name: name the sheet".into());
+    }
+    check(&name).map_err(|why| {
+        format!("its sheet \"{shown}\" would be table \"{}\", which {why}: rename the sheet", escape_line(&name))
+    })?;
+    if name.to_ascii_lowercase().starts_with("sqlite_") {
+        return Err(format!("table names starting sqlite_ are SQLite's own (sheet \"{shown}\"): rename the sheet"));
+    }
+    Ok(name)
+}
+
 /// The columns' names: empty ones become `column_N` (N from 1), a repeated one (in any case)
 /// gets `_2`, `_3`...; a name with control characters, or too long, is refused.
 pub(super) fn column_names(names: &[String]) -> Result<Vec<String>, String> {
@@ -74,5 +94,14 @@ mod tests {
         assert_eq!(table_name(Path::new("/x/orders.csv")).unwrap(), "orders");
         assert!(table_name(Path::new("/x/sqlite_master.csv")).unwrap_err().contains("rename"));
         assert!(table_name(Path::new("/x/a\u{7}b.csv")).unwrap_err().contains("control"));
+    }
+
+    #[test]
+    fn sheets_are_named_alone_or_after_their_file() {
+        assert_eq!(sheet_table_name(None, "Orders").unwrap(), "Orders");
+        assert_eq!(sheet_table_name(Some("sales"), "Q1").unwrap(), "sales_Q1");
+        assert!(sheet_table_name(None, "sqlite_x").unwrap_err().contains("rename the sheet"));
+        assert!(sheet_table_name(None, "a\u{1b}b").unwrap_err().contains("control"));
+        assert!(sheet_table_name(Some(&"x".repeat(120)), "long sheet").unwrap_err().contains("longer"));
     }
 }
