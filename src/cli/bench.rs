@@ -10,6 +10,7 @@ use sqale::bench::{self, BenchError, LiveSettings, ParallelSetup, SpeculationSet
 use sqale::engine::Engine;
 use sqale::generate::GenerateError;
 
+use super::progress::{plain, Lines, EVERY};
 use super::ModelArgs;
 
 mod print;
@@ -115,13 +116,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         print::busy(&report);
         return Ok(());
     }
-    let mut report = bench::speed_at_depths(&mut engine, &options, sizes, &args.depth, &mut |depth, rep, reps| {
-        if !args.json {
-            eprint!("\rdepth {depth}: rep {rep}/{reps}   ");
-        }
-    })
-    .map_err(hint)?;
-    if !args.json {
+    // When stderr is not a terminal, plain lines instead of a count redrawn in place.
+    let mut lines = plain(args.json).then(|| Lines::new(EVERY));
+    let mut report =
+        bench::speed_at_depths(&mut engine, &options, sizes, &args.depth, &mut |depth, rep, reps| match &mut lines {
+            Some(l) => l.say(&format!("depth {depth}"), rep, reps, "reps"),
+            None if !args.json => eprint!("\rdepth {depth}: rep {rep}/{reps}   "),
+            None => {}
+        })
+        .map_err(hint)?;
+    if !args.json && lines.is_none() {
         eprintln!();
     }
     if args.episode {
@@ -140,13 +144,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         drop(engine);
         let setup =
             SpeculationSetup { question: args.question.clone(), tokens: args.tg, reps: args.reps, seed: args.seed };
-        let spec = bench::speculation(&model, &options, &setup, &mut |step| {
-            if !args.json {
-                eprint!("\r{step:<40}");
-            }
+        let spec = bench::speculation(&model, &options, &setup, &mut |step| match &lines {
+            Some(_) => eprintln!("{}", sqale::printable::escape_line(step)),
+            None if !args.json => eprint!("\r{step:<40}"),
+            None => {}
         })
         .map_err(hint)?;
-        if !args.json {
+        if !args.json && lines.is_none() {
             eprintln!();
         }
         report.speculation = Some(spec);
@@ -168,13 +172,18 @@ fn parallel(args: &BenchArgs, spec: &str) -> anyhow::Result<()> {
         seed: args.seed,
         max_episode_tokens: args.max_episode_tokens,
     };
+    let mut lines = plain(args.json).then(|| Lines::new(EVERY));
     let report =
         bench::parallel(&model, args.model.engine.engine_options(), &questions, &setup, &mut |n, done, total| {
-            if !args.json {
-                eprint!("\r--parallel {n}: {done}/{total} episodes");
-                if done == total {
-                    eprintln!();
+            match &mut lines {
+                Some(l) => l.say(&format!("--parallel {n}"), done as u64, total as u64, "episodes"),
+                None if !args.json => {
+                    eprint!("\r--parallel {n}: {done}/{total} episodes");
+                    if done == total {
+                        eprintln!();
+                    }
                 }
+                None => {}
             }
         })
         .map_err(hint)?;

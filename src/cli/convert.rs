@@ -4,23 +4,15 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use sqale::printable::escape_line;
 use sqale_convert::{ConvertOptions, Graft, IfPresent, Mtp, OutType, Progress};
 
-/// A progress bar of `len` steps named `what` (hidden when `quiet`).
-pub(super) fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{prefix:>10} [{bar:40}] {pos}/{len} {wide_msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    pb.set_prefix(what.to_string());
-    pb
+use super::progress::Progress as Shown;
+
+/// The progress of a step named `what` (nothing when `quiet`): a bar on a terminal, plain lines
+/// otherwise.
+pub(super) fn bar(what: &str, quiet: bool) -> Shown {
+    Shown::new("{prefix:>10} [{bar:40}] {pos}/{len} {wide_msg} ({elapsed})", what, quiet)
 }
 
 /// A path, safe to print on one line (control characters escaped).
@@ -117,25 +109,26 @@ pub fn run_convert(
     opts: &ConvertOptions,
     quiet: bool,
 ) -> anyhow::Result<sqale_convert::Report> {
-    let mut convert_bar: Option<ProgressBar> = None;
-    let mut quant_bar: Option<ProgressBar> = None;
+    let mut convert_bar: Option<Shown> = None;
+    let mut quant_bar: Option<Shown> = None;
     let report = sqale_convert::convert(checkpoint, output, opts, &mut |p| match p {
         Progress::Tensor { index, total, name } => {
-            let pb = convert_bar.get_or_insert_with(|| bar(total as u64, "convert", quiet));
-            pb.set_position(index as u64 + 1);
-            pb.set_message(escape_line(name).into_owned());
+            let pb = convert_bar.get_or_insert_with(|| bar("convert", quiet));
+            pb.set_message(name);
+            pb.set(index as u64 + 1, total as u64);
         }
         Progress::Quantize { index, total } => {
             if let Some(pb) = convert_bar.take() {
-                pb.finish_and_clear();
+                pb.finish();
             }
-            let pb = quant_bar.get_or_insert_with(|| bar(total as u64, "quantise", quiet));
-            pb.set_position(index as u64);
+            let pb = quant_bar.get_or_insert_with(|| bar("quantise", quiet));
+            pb.set_message("tensors");
+            pb.set(index as u64, total as u64);
         }
     })
     .with_context(|| format!("converting {}", checkpoint.display()))?;
     for pb in [convert_bar, quant_bar].into_iter().flatten() {
-        pb.finish_and_clear();
+        pb.finish();
     }
     Ok(report)
 }

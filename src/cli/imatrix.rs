@@ -5,15 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use std::io::IsTerminal;
-use std::time::Instant;
-
-use indicatif::{ProgressBar, ProgressStyle};
 use sqale::imatrix::{self, ImatrixEvent, ImatrixSetup, Source};
 use sqale::printable::escape_line;
 use sqale_convert::Imatrix;
 
 use super::args::ModelArgs;
+use super::progress::Progress;
 
 /// Arguments of `sqale imatrix`.
 #[derive(Args, Debug)]
@@ -122,40 +119,24 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
         seed: args.seed,
         ..ImatrixSetup::default()
     };
-    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
-    // When stderr is not a terminal (a log file, CI) indicatif draws nothing: plain lines instead,
-    // one every few seconds and one when a step ends.
-    let mut lines = (!args.json && !std::io::stderr().is_terminal()).then(|| PlainProgress::new(5.0));
-    bar.set_style(
-        ProgressStyle::with_template("{prefix:>8} [{bar:40}] {pos}/{len} {msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let mut bar = Progress::new("{prefix:>8} [{bar:40}] {pos}/{len} {msg} ({elapsed})", "", args.json);
     let (matrix, report) = imatrix::imatrix(&model, &sources, &setup, &mut |e| match e {
         ImatrixEvent::Played { done, total } => {
-            if let Some(l) = &mut lines {
-                l.say("play", done, total, "episodes");
-            }
             bar.set_prefix("play");
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
             bar.set_message("episodes");
+            bar.set(done as u64, total as u64);
         }
         ImatrixEvent::Decoded { done, total } => {
-            if let Some(l) = &mut lines {
-                l.say("collect", done, total, "tokens");
-            }
             bar.set_prefix("collect");
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
             bar.set_message("tokens");
+            bar.set(done as u64, total as u64);
         }
         ImatrixEvent::Source { source, sequences, tokens } => {
             bar.suspend(|| eprintln!("{}: {sequences} sequences, {tokens} tokens", escape_line(source)));
         }
         _ => {}
     })?;
-    bar.finish_and_clear();
+    bar.finish();
     let mut matrix = matrix;
     if let Some(m) = &merged {
         matrix.merge(m);
@@ -180,27 +161,4 @@ pub fn run(args: ImatrixArgs) -> anyhow::Result<()> {
         report.peak_rss_bytes.map(|b| format!(", peak memory {:.0} MB", b as f64 / 1e6)).unwrap_or_default()
     );
     Ok(())
-}
-
-/// Progress as plain lines on stderr: a line at most every `every` seconds, and one when a step
-/// reaches its total.
-struct PlainProgress {
-    every: f64,
-    started: Instant,
-    last: Option<Instant>,
-}
-
-impl PlainProgress {
-    fn new(every: f64) -> Self {
-        PlainProgress { every, started: Instant::now(), last: None }
-    }
-
-    /// `step: done/total what (elapsed s)`, when due.
-    fn say(&mut self, step: &str, done: usize, total: usize, what: &str) {
-        let due = self.last.is_none_or(|t| t.elapsed().as_secs_f64() >= self.every);
-        if due || done >= total {
-            self.last = Some(Instant::now());
-            eprintln!("{step}: {done}/{total} {what} ({:.1} s)", self.started.elapsed().as_secs_f64());
-        }
-    }
 }

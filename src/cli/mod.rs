@@ -11,6 +11,7 @@ mod info;
 mod mcp;
 mod pack;
 mod play;
+mod progress;
 mod prompt_cache;
 mod pull;
 mod quantize;

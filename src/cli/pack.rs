@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use sqale::pack::{self, BinarySource, PackSource, Progress, UnpackOptions, UnpackReport};
+use sqale::pack::{self, BinarySource, PackSource, UnpackOptions, UnpackReport};
 use sqale::printable::escape_line;
+
+use super::progress::Progress;
 
 /// Arguments of `sqale pack`.
 #[derive(Args, Debug)]
@@ -61,26 +62,15 @@ pub struct UnpackArgs {
     json: bool,
 }
 
-/// A byte progress bar on stderr (hidden for JSON, or when stderr is no terminal).
-fn bar(what: &str, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(0);
-    pb.set_style(
-        ProgressStyle::with_template("{prefix:>9} [{bar:40}] {bytes}/{total_bytes} {wide_msg} ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    pb.set_prefix(what.to_string());
-    pb
+/// Byte progress on stderr: a bar on a terminal, plain lines otherwise, nothing for JSON.
+fn bar(what: &str, quiet: bool) -> Progress {
+    Progress::new("{prefix:>9} [{bar:40}] {bytes}/{total_bytes} {wide_msg} ({eta})", what, quiet).in_bytes()
 }
 
-fn show(pb: &ProgressBar) -> impl FnMut(Progress<'_>) + '_ {
+fn show(pb: &mut Progress) -> impl FnMut(pack::Progress<'_>) + '_ {
     |p| {
-        pb.set_length(p.total);
-        pb.set_position(p.done);
-        pb.set_message(escape_line(p.file).into_owned());
+        pb.set_message(p.file);
+        pb.set(p.done, p.total);
     }
 }
 
@@ -94,9 +84,10 @@ pub fn pack(args: PackArgs) -> anyhow::Result<()> {
         None => PackSource::Cache,
     };
     let binary = args.binary.zip(args.target).map(|(path, target)| BinarySource { path, target });
-    let pb = bar("packing", args.json);
-    let report = pack::pack(&entry, args.out_type.as_deref(), &source, binary.as_ref(), &args.output, &mut show(&pb))?;
-    pb.finish_and_clear();
+    let mut pb = bar("packing", args.json);
+    let report =
+        pack::pack(&entry, args.out_type.as_deref(), &source, binary.as_ref(), &args.output, &mut show(&mut pb))?;
+    pb.finish();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
@@ -134,9 +125,9 @@ fn shown(p: &Path) -> String {
 pub fn unpack(args: UnpackArgs) -> anyhow::Result<()> {
     let options =
         UnpackOptions { sha256: args.sha256, force: args.force, binary_to: args.binary, check_only: args.check };
-    let pb = bar(if args.check { "checking" } else { "unpacking" }, args.json);
-    let report = pack::unpack(&args.archive, &options, &mut show(&pb))?;
-    pb.finish_and_clear();
+    let mut pb = bar(if args.check { "checking" } else { "unpacking" }, args.json);
+    let report = pack::unpack(&args.archive, &options, &mut show(&mut pb))?;
+    pb.finish();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

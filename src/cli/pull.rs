@@ -3,6 +3,8 @@
 use clap::Args;
 use sqale::pull::{self, PullEvent, PullOptions};
 
+use super::progress::{plain, Lines, EVERY};
+
 /// Arguments of `sqale pull`.
 #[derive(Args, Debug)]
 pub struct PullArgs {
@@ -30,23 +32,34 @@ pub struct PullArgs {
     imatrix: Option<std::path::PathBuf>,
 }
 
-/// Shows a pull's progress on stderr (nothing when `quiet`).
+/// Shows a pull's progress on stderr (nothing when `quiet`): a percentage redrawn in place on a
+/// terminal, plain lines otherwise ([`Lines`]).
 pub(super) fn progress(quiet: bool) -> impl FnMut(PullEvent<'_>) {
     let mut last = 0usize;
-    move |event| match event {
-        PullEvent::PullingDefault { entry, ty } => {
+    let mut lines = plain(quiet).then(|| Lines::new(EVERY));
+    move |event| match (event, &mut lines) {
+        (PullEvent::PullingDefault { entry, ty }, _) => {
             eprintln!("no --model given: pulling the default model {} ({ty}) once", entry.repo)
         }
         _ if quiet => {}
-        PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }) if index * 20 / total != last => {
+        (PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }), Some(l)) => {
+            l.say("convert", index as u64 + 1, total as u64, "tensors")
+        }
+        (PullEvent::Convert(sqale_convert::Progress::Quantize { index, total }), Some(l)) => {
+            l.say("quantise", index as u64, total as u64, "tensors")
+        }
+        (PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }), None)
+            if index * 20 / total != last =>
+        {
             last = index * 20 / total;
             eprint!("\rconverting {:>3}%", (index + 1) * 100 / total);
         }
-        PullEvent::Convert(sqale_convert::Progress::Quantize { index, total }) => {
+        (PullEvent::Convert(sqale_convert::Progress::Quantize { index, total }), None) => {
             eprint!("\rquantising {index}/{total}   ")
         }
-        PullEvent::Installed { gguf, manifest } => eprintln!(
-            "\r{} ({}, {:.1} MB, sha256 {})",
+        (PullEvent::Installed { gguf, manifest }, l) => eprintln!(
+            "{}{} ({}, {:.1} MB, sha256 {})",
+            if l.is_some() { "" } else { "\r" },
             gguf.display(),
             manifest.out_type,
             manifest.gguf_bytes as f64 / 1e6,

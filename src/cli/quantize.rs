@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use indicatif::ProgressBar;
 use sqale_convert::{Imatrix, QuantType, QuantizeOptions};
 
 use super::convert::{bar, shown};
+use super::progress::Progress;
 
 /// Arguments of `sqale quantize`.
 #[derive(Args, Debug)]
@@ -61,13 +61,15 @@ pub fn quantize(args: QuantizeArgs) -> anyhow::Result<()> {
         imatrix: imatrix.as_ref().zip(args.imatrix.as_deref()),
         allow_requantize: args.allow_requantize,
     };
-    let mut pb: Option<ProgressBar> = None;
+    let mut pb: Option<Progress> = None;
     let t = std::time::Instant::now();
     let bytes = sqale_convert::quantize(&args.input, &args.output, ty, &opts, &mut |i, n| {
-        pb.get_or_insert_with(|| bar(n as u64, "quantise", args.json)).set_position(i as u64);
+        let pb = pb.get_or_insert_with(|| bar("quantise", args.json));
+        pb.set_message("tensors");
+        pb.set(i as u64, n as u64);
     })?;
     if let Some(pb) = pb {
-        pb.finish_and_clear();
+        pb.finish();
     }
     let seconds = t.elapsed().as_secs_f64();
     // What the file really holds: llama.cpp stores a weight whose rows do not divide into the

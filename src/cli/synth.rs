@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::ProgressBar;
 use sqale_convert::synth::Preset;
 
 use super::convert::{bar, shown};
@@ -41,7 +40,7 @@ pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("unknown preset {:?}: choose qwen3.5-2b, small or tiny", args.preset))?;
     preset.tied = !args.untied;
     preset.mtp = !args.no_mtp;
-    let mut pb: Option<ProgressBar> = None;
+    let mut pb: Option<super::progress::Progress> = None;
     let bytes = sqale_convert::synth::write_checkpoint(
         &args.output,
         &preset,
@@ -49,11 +48,11 @@ pub fn synth(args: SynthArgs) -> anyhow::Result<()> {
         args.shard_mb << 20,
         args.seed,
         &mut |i, n| {
-            pb.get_or_insert_with(|| bar(n as u64, "shards", false)).set_position(i as u64);
+            pb.get_or_insert_with(|| bar("shards", false)).set(i as u64, n as u64);
         },
     )?;
     if let Some(pb) = pb {
-        pb.finish_and_clear();
+        pb.finish();
     }
     println!(
         "wrote a synthetic {} checkpoint to {} ({:.2} GB of bf16 weights)",
