@@ -295,6 +295,15 @@ fn cli_json_keeps_its_fields_and_rejects_bad_parallel_values() {
         sorted.iter().map(|k| stdout.find(&format!("\"{k}\":")).expect("key printed")).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "keys sorted, as before: {stdout}");
 
+    // Without --json, into a pipe: progress comes as plain lines.
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["bench", "--model", model.to_str().unwrap(), "--pp", "8", "--tg", "2", "--reps", "1", "--ctx", "512"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("depth 0: 1/1 reps (")), "{err}");
+
     // --speculation adds its section and nothing else changes.
     let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
         .args(["bench", "--model", model.to_str().unwrap(), "--pp", "8", "--tg", "4", "--reps", "1"])

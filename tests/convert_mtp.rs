@@ -78,6 +78,9 @@ fn the_convert_flags() {
     let o = sqale(&["convert", "--type", "f32", "--no-mtp", "-o", &p("cli.gguf"), &tied]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("no MTP head"));
+    // stderr is a pipe, not a terminal: progress comes as plain lines, the last one at the end.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.lines().any(|l| l.starts_with("convert: ") && l.contains(" s)")), "{err}");
     convert(&fixture("tied"), &dir.path().join("lib.gguf"), "f32", Mtp::Drop);
     assert_eq!(std::fs::read(p("cli.gguf")).unwrap(), std::fs::read(p("lib.gguf")).unwrap());
     let o = sqale(&["convert", "--type", "f32", "-o", &p("keep.gguf"), &tied]);

@@ -271,7 +271,11 @@ fn the_divergence_report_marks_the_files_made_with_a_matrix() {
         "imatrix",
     );
     let (plain, weighed) = (work.path().join("q2_k.gguf"), work.path().join("q2_k-imatrix.gguf"));
-    ok(sqale(&["quantize", s(f32), s(&plain), "--type", "q2_k"]), "quantize q2_k");
+    let said = ok(sqale(&["quantize", s(f32), s(&plain), "--type", "q2_k"]), "quantize q2_k");
+    // stderr is a pipe, not a terminal: progress comes as plain lines, one when it completes.
+    let done = said.lines().rfind(|l| l.starts_with("quantise: ") && l.contains(" tensors ("));
+    let (n, of) = done.and_then(|l| l["quantise: ".len()..].split_once(' ')?.0.split_once('/')).expect(&said);
+    assert_eq!(n, of, "{said}");
     ok(sqale(&["quantize", s(f32), s(&weighed), "--type", "q2_k", "--imatrix", s(&m)]), "quantize q2_k --imatrix");
     let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/eval-fixture.jsonl");
     let out = work.path().join("results");

@@ -134,10 +134,15 @@ fn an_archive_round_trip_installs_what_ask_finds_offline() {
     let other_prompt = work.path().join("other_agent.py");
     std::fs::write(&other_prompt, "SYSTEM_PROMPT = \"Another.\"\nUSER_TEMPLATE = \"Q: {question}\"\n").unwrap();
     let other = work.path().join("other.tar");
-    pack(&connected, &other, &other_prompt, &[]);
+    // (Without --json, into a pipe: progress comes as plain lines.)
+    let out = sqale(&connected, &[&"pack", &"--gguf", &model, &"--prompt", &other_prompt, &"-o", &other]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("packing: ") && l.contains(" MB ")), "{err}");
     let out = sqale(&site, &[&"unpack", &other]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().any(|l| l.starts_with("unpacking: ") && l.contains(" MB ")), "{err}");
     assert!(err.contains("sqale_agent.py is installed already") && err.contains("--force"), "{err}");
     assert_eq!(std::fs::read(dir.join("sqale_agent.py")).unwrap(), std::fs::read(&prompt).unwrap());
     ok_json(&sqale(&site, &[&"unpack", &other, &"--force", &"--json"]));
