@@ -86,7 +86,7 @@ impl Environment {
     }
 
     /// Opens `path` read-only with the given limits. A data file (`.csv`, `.tsv`, `.jsonl`,
-    /// `.parquet`) or a folder of them is imported first ([`crate::import`]).
+    /// `.parquet`, `.xlsx`) or a folder of them is imported first ([`crate::import`]).
     pub fn with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Self, EnvError> {
         let path = path.as_ref();
         // A data file or a folder of them: its imported database (the one place every command's
