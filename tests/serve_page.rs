@@ -140,6 +140,19 @@ impl Page {
     }
 }
 
+/// Clicks Ask after setting `window.sawLive`: whether a turn was on the page while the episode
+/// still ran, seen by the page itself at every change of the trace (polling alone misses it when
+/// the episode ends within a poll).
+fn ask_watching_live(page: &mut Page) {
+    page.eval(
+        "window.sawLive = false; new MutationObserver(() => { \
+           if (document.querySelectorAll('.turn').length > 0 \
+               && document.getElementById('status').textContent !== 'done') window.sawLive = true; \
+         }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true }); true",
+    );
+    page.eval("document.getElementById('ask').click()");
+}
+
 /// A copy of the demo database in `dir`, and `sqale serve` over it with `args` before `--db`.
 fn serve_demo(dir: &Path, args: &[&str]) -> (std::path::PathBuf, Server) {
     let demo = dir.join("demo.sqlite");
@@ -183,15 +196,7 @@ fn the_page_asks_and_shows_the_sql_and_rows_live() {
         std::thread::sleep(Duration::from_millis(200));
     }
     assert_eq!(page.eval("document.getElementById('question').value"), question.as_str());
-    // Whether a turn was on the page while the episode still ran, seen by the page itself at
-    // every change of the trace (polling alone misses it when the episode ends within a poll).
-    page.eval(
-        "window.sawLive = false; new MutationObserver(() => { \
-           if (document.querySelectorAll('.turn').length > 0 \
-               && document.getElementById('status').textContent !== 'done') window.sawLive = true; \
-         }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true }); true",
-    );
-    page.eval("document.getElementById('ask').click()");
+    ask_watching_live(&mut page);
     let mut seen_live = false;
     let state = loop {
         let v = page.eval(
@@ -287,13 +292,7 @@ fn the_page_puts_the_answer_and_its_chart_first_with_csv_history_and_schema() {
     );
     assert!(orders.as_str().unwrap().contains("status TEXT"), "{orders}");
 
-    page.eval(
-        "window.sawLive = false; new MutationObserver(() => { \
-           if (document.querySelectorAll('.turn').length > 0 \
-               && document.getElementById('status').textContent !== 'done') window.sawLive = true; \
-         }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true }); true",
-    );
-    page.eval("document.getElementById('ask').click()");
+    ask_watching_live(&mut page);
     loop {
         let st = page
             .eval("document.getElementById('status').textContent + '|' + document.getElementById('status').className");
