@@ -304,9 +304,59 @@ fn shard_names(index: Option<&Path>) -> Result<Vec<String>, PullError> {
     Ok(names)
 }
 
+/// How often a download that breaks off is taken up again where it stopped.
+const DOWNLOAD_RETRIES: usize = 3;
+
+/// Where one file's download stands, as [`fetch_checkpoint`] reports it while it reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Download<'a> {
+    /// The repository.
+    pub repo: &'a str,
+    /// The file, as named in the repository.
+    pub file: &'a str,
+    /// Bytes in the cache so far (a resumed download starts where the last one stopped).
+    pub done: u64,
+    /// The file's size.
+    pub total: u64,
+}
+
+/// hf-hub's progress hooks, passed on as [`Download`]s.
+struct Reporter<'a, 'f> {
+    repo: &'a str,
+    file: &'a str,
+    done: u64,
+    total: u64,
+    on_download: &'f mut dyn FnMut(Download<'_>),
+}
+
+impl Reporter<'_, '_> {
+    fn report(&mut self) {
+        let d = Download { repo: self.repo, file: self.file, done: self.done.min(self.total), total: self.total };
+        (self.on_download)(d);
+    }
+}
+
+impl hf_hub::api::Progress for Reporter<'_, '_> {
+    fn init(&mut self, size: usize, _filename: &str) {
+        // Called again when a broken download is resumed; `update` then adds what was kept.
+        self.total = size as u64;
+        self.done = 0;
+    }
+
+    fn update(&mut self, size: usize) {
+        self.done += size as u64;
+        self.report();
+    }
+
+    fn finish(&mut self) {
+        self.report();
+    }
+}
+
 /// Gets the checkpoint's files into the Hugging Face cache (downloading what is missing unless
-/// offline) and returns the snapshot folder holding them.
-pub fn fetch_checkpoint(e: &Entry, progress: bool) -> Result<PathBuf, PullError> {
+/// offline, each download reported to `on_download` as it reads) and returns the snapshot folder
+/// holding them.
+pub fn fetch_checkpoint(e: &Entry, on_download: &mut dyn FnMut(Download<'_>)) -> Result<PathBuf, PullError> {
     let repo = Repo::with_revision(e.repo.clone(), RepoType::Model, e.revision.clone());
     let cache = Cache::from_env();
     let not_cached = |why: String| PullError::NotCached {
@@ -320,20 +370,22 @@ pub fn fetch_checkpoint(e: &Entry, progress: bool) -> Result<PathBuf, PullError>
     } else {
         Some(
             hf_hub::api::sync::ApiBuilder::from_env()
-                .with_progress(progress)
+                .with_progress(false)
+                .with_retries(DOWNLOAD_RETRIES)
                 .build()
                 .map_err(|err| not_cached(format!("the Hugging Face client could not start ({err})")))?,
         )
     };
     let cached = cache.repo(repo.clone());
-    let get = |file: &str, required: bool| -> Result<Option<PathBuf>, PullError> {
+    let mut get = |file: &str, required: bool| -> Result<Option<PathBuf>, PullError> {
         if let Some(p) = cached.get(file) {
             return Ok(Some(p));
         }
         let Some(api) = &api else {
             return if required { Err(not_cached("HF_HUB_OFFLINE is set".into())) } else { Ok(None) };
         };
-        match api.repo(repo.clone()).get(file) {
+        let reporter = Reporter { repo: &e.repo, file, done: 0, total: 0, on_download: &mut *on_download };
+        match api.repo(repo.clone()).download_with_progress(file, reporter) {
             Ok(p) => Ok(Some(p)),
             // Optional files are often absent from a repository.
             Err(_) if !required => Ok(None),
@@ -437,7 +489,7 @@ pub fn mtp_for(
     e: &Entry,
     snapshot: &Path,
     no_mtp: bool,
-    progress: bool,
+    on_download: &mut dyn FnMut(Download<'_>),
 ) -> Result<(sqale_convert::Mtp, Option<String>), PullError> {
     use sqale_convert::{Graft, IfPresent, Mtp};
     if no_mtp {
@@ -450,7 +502,7 @@ pub fn mtp_for(
         return Ok((Mtp::Keep, None));
     };
     let base = resolve(alias)?;
-    let base_snapshot = fetch_checkpoint(&base, progress).map_err(|err| PullError::MtpBase {
+    let base_snapshot = fetch_checkpoint(&base, on_download).map_err(|err| PullError::MtpBase {
         alias: e.alias.clone(),
         base: base.repo.clone(),
         source: Box::new(err),
@@ -524,8 +576,6 @@ pub struct PullOptions {
     pub threads: Option<i32>,
     /// Leave out the MTP head (by default the checkpoint's own, else grafted: [`mtp_for`]).
     pub no_mtp: bool,
-    /// Show hf-hub's download progress.
-    pub download_progress: bool,
     /// An importance matrix for the quantiser (`sqale imatrix`); the types that
     /// [`sqale_convert::QuantType::needs_imatrix`] are refused without one, before any download.
     pub imatrix: Option<PathBuf>,
@@ -542,6 +592,8 @@ pub enum PullEvent<'a> {
         /// Its type.
         ty: &'a str,
     },
+    /// A file of the checkpoint (or of the base whose MTP head is grafted) is downloading.
+    Download(Download<'a>),
     /// The conversion's progress.
     Convert(sqale_convert::Progress<'a>),
     /// The GGUF is installed, its manifest written.
@@ -568,8 +620,8 @@ pub fn pull(
             return Err(PullError::Convert(sqale_convert::ConvertError::NeedsImatrix(q)));
         }
     }
-    let snapshot = fetch_checkpoint(entry, options.download_progress)?;
-    let mtp = mtp_for(entry, &snapshot, options.no_mtp, options.download_progress)?;
+    let snapshot = fetch_checkpoint(entry, &mut |d| on_event(PullEvent::Download(d)))?;
+    let mtp = mtp_for(entry, &snapshot, options.no_mtp, &mut |d| on_event(PullEvent::Download(d)))?;
     let (gguf, manifest) = install(entry, &snapshot, ty, options, mtp, &mut |p| on_event(PullEvent::Convert(p)))?;
     on_event(PullEvent::Installed { gguf: &gguf, manifest: &manifest });
     Ok((gguf, manifest))

@@ -64,8 +64,19 @@ fn speed_and_replay_reports_hold_together() {
     // two-turn script here.
     let script = TWO_TURNS;
     let t = std::time::Instant::now();
-    let e =
-        bench::replay_script(&mut engine, &script, "How many suppliers are there?", &common::demo_db(), None).unwrap();
+    let mut steps = Vec::new();
+    let e = bench::replay_script(
+        &mut engine,
+        &script,
+        "How many suppliers are there?",
+        &common::demo_db(),
+        None,
+        &mut |s| steps.push((s.what, s.done, s.total)),
+    )
+    .unwrap();
+    // Each part is heard as it starts and as each assistant turn ends.
+    let turns = |what| (0..=2).map(move |done| (what, done, 2));
+    assert_eq!(steps, turns("cached").chain(turns("re-decode")).collect::<Vec<_>>());
     assert_eq!(e.scripted_ended_by, EndedBy::SubmitSql);
     assert_eq!((e.tool_turns, e.turns), (2, 2), "submit_sql is a tool turn");
     assert!(0 < e.generated_tokens && e.generated_tokens < e.context_tokens, "{e:?}");
@@ -233,8 +244,17 @@ fn speculation_bench_measures_every_draft_length_and_the_oracle_plays_the_plain_
     // prompt lookup).
     let options = EngineOptions { speculate: sqale::speculate::Speculate::Lookup, ..options };
     let mut engine = Engine::new(&model, options).unwrap();
-    let r = bench::replay_speculation(&mut engine, &TWO_TURNS, "How many suppliers are there?", &common::demo_db())
-        .unwrap();
+    let mut steps = Vec::new();
+    let r = bench::replay_speculation(
+        &mut engine,
+        &TWO_TURNS,
+        "How many suppliers are there?",
+        &common::demo_db(),
+        &mut |s| steps.push((s.what, s.done)),
+    )
+    .unwrap();
+    assert_eq!(steps.last(), Some(&("speculation on", 2)), "{steps:?}");
+    assert_eq!(steps.len(), 6, "{steps:?}");
     assert_eq!(r.speculate, sqale::speculate::Speculate::Lookup);
     assert!(r.counts.lookup.steps > 0 && r.counts.lookup.accepted <= r.counts.lookup.drafted, "{r:?}");
     assert!(0 < r.generated_tokens && r.generated_tokens < r.context_tokens, "{r:?}");

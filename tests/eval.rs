@@ -134,7 +134,8 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
         }
         a
     };
-    // Start, kill once the first episode is written, then resume.
+    // Start, kill once the first episode is written (not only a question whose gold fails),
+    // then resume.
     let mut child = Command::new(env!("CARGO_BIN_EXE_sqale"))
         .args(args(false))
         .stdout(std::process::Stdio::null())
@@ -143,7 +144,10 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
         .unwrap();
     let results = out.join("episodes.jsonl");
     let started = std::time::Instant::now();
-    while std::fs::read_to_string(&results).map(|s| s.lines().count()).unwrap_or(0) < 1 {
+    let with_episode = |text: String| {
+        text.lines().filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["episode"].is_object())).count()
+    };
+    while std::fs::read_to_string(&results).map(with_episode).unwrap_or(0) < 1 {
         assert!(started.elapsed().as_secs() < 600, "no episode finished");
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
@@ -176,10 +180,37 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     }
     assert_eq!(common::sha256(&dir.path().join("demo.sqlite")), before);
 
-    // A third run has nothing left to do.
+    // The killed run's throughput is kept beside the resumed run's: between them, every episode.
+    let runs = |models: &serde_json::Value| {
+        let m = &models[model.file_name().unwrap().to_str().unwrap()];
+        let earlier = m["earlier_runs"].as_array().cloned().unwrap_or_default();
+        (earlier, m["last_run"].clone())
+    };
+    let models: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("models.json")).unwrap()).unwrap();
+    let (earlier, last) = runs(&models);
+    let played = |o: &[String]| {
+        o.iter()
+            .filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["episode"].is_object()))
+            .count() as u64
+    };
+    assert_eq!(earlier.len(), 1, "{models}");
+    assert_eq!(earlier[0]["episodes"].as_u64(), Some(played(&first)), "{models}");
+    assert!(earlier[0]["seconds"].as_f64().unwrap() > 0.0);
+    assert_ne!(earlier[0]["started_ms"], last["started_ms"]);
+    let all: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(earlier[0]["episodes"].as_u64().unwrap() + last["episodes"].as_u64().unwrap(), played(&all));
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let total = format!("| {} |", played(&all));
+    assert!(summary.contains(&total), "the runs table counts both runs' episodes: {summary}");
+
+    // A third run has nothing left to do, and keeps both runs.
     let o = Command::new(env!("CARGO_BIN_EXE_sqale")).args(args(true)).output().unwrap();
     assert!(o.status.success());
     assert_eq!(std::fs::read_to_string(&results).unwrap().lines().count(), text.lines().count());
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("models.json")).unwrap()).unwrap();
+    assert_eq!(runs(&again), runs(&models));
 }
 
 #[test]
@@ -377,6 +408,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                 others: if label == b { 0.48 } else { 0.01 },
                 steal: 0.0,
             }),
+            started_ms: None,
         };
         merged
             .record_model(
@@ -386,6 +418,7 @@ fn html_report_compares_models_and_lays_out_cleanly_in_chromium() {
                     bytes: 100_000_000,
                     params: 134_515_008,
                     last_run: Some(run),
+                    earlier_runs: Vec::new(),
                     servers: None,
                     weights: None,
                     imatrix: None,

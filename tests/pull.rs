@@ -201,3 +201,120 @@ fn pull_grafts_the_base_head_onto_a_fine_tune_without_one() {
     assert_eq!(got.len(), 15);
     assert_eq!(got, want);
 }
+
+/// A file server shaped like the Hub's `resolve` endpoint, on 127.0.0.1, as hf-hub reads it:
+/// a one-byte range answers with the commit, the etag and the size; a range from byte N sends
+/// the rest. The first read of `break_file` stops halfway and closes, as a dropped connection
+/// does. Every range asked for is kept in the returned log, as `file bytes=N-`.
+fn mock_hub(
+    repos: Vec<(&'static str, PathBuf)>,
+    break_file: &'static str,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    std::thread::spawn(move || {
+        let mut broken = false;
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            let mut range = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("range:") {
+                    range = v.trim().to_string();
+                }
+            }
+            let path = request.split(' ').nth(1).unwrap_or("").to_string();
+            let file = repos.iter().find_map(|(repo, dir)| {
+                let name = path.strip_prefix(&format!("/{repo}/resolve/main/"))?;
+                std::fs::read(dir.join(name)).ok().map(|b| (name.to_string(), b))
+            });
+            let Some((name, bytes)) = file else {
+                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                continue;
+            };
+            seen.lock().unwrap().push(format!("{name} {range}"));
+            let size = bytes.len();
+            let start: usize =
+                range.trim_start_matches("bytes=").split('-').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let end = if range.ends_with("-0") { 0 } else { size - 1 };
+            let body = &bytes[start..=end];
+            let head = format!(
+                "HTTP/1.1 206 Partial Content\r\nContent-Length: {}\r\nContent-Range: bytes {start}-{end}/{size}\r\n\
+                 ETag: \"{}\"\r\nX-Repo-Commit: {COMMIT}\r\nConnection: close\r\n\r\n",
+                body.len(),
+                sqale::hash::sha256_hex(&bytes),
+            );
+            let _ = stream.write_all(head.as_bytes());
+            if name == break_file && end > 0 && !broken {
+                broken = true;
+                let _ = stream.write_all(&body[..body.len() / 2]);
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                continue;
+            }
+            let _ = stream.write_all(body);
+        }
+    });
+    (url, log)
+}
+
+/// `sqale pull` downloading through hf-hub from a local endpoint: a line of progress per file into
+/// a pipe, a broken download taken up again where it stopped, the base's head fetched the same way.
+#[test]
+fn pull_downloads_with_progress_and_resumes_a_broken_file() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("convert/fixtures/qwen35-tiny");
+    let broken = "model-00002-of-00002.safetensors";
+    // The fine-tune as transformers saves it, without its MTP head: the base's is fetched too.
+    let fine_tune = tempfile::tempdir().unwrap();
+    headless::headless_copy(&fixtures.join("untied"), fine_tune.path());
+    let (endpoint, log) = mock_hub(
+        vec![
+            ("trl-lab/qwen3.5-2b-grpo-synsql", fine_tune.path().to_path_buf()),
+            ("Qwen/Qwen3.5-2B", fixtures.join("tied")),
+        ],
+        broken,
+    );
+    let (hf, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let out = Command::new(env!("CARGO_BIN_EXE_sqale"))
+        .args(["pull", "synsql", "--type", "f16"])
+        .env("HF_HOME", hf.path())
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("HF_ENDPOINT", &endpoint)
+        .env_remove("HF_HUB_OFFLINE")
+        .env_remove("HF_TOKEN")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+
+    // stderr is a pipe: each downloaded file ends with a line of its whole size.
+    for (repo, dir) in
+        [("trl-lab/qwen3.5-2b-grpo-synsql", fine_tune.path()), ("Qwen/Qwen3.5-2B", &fixtures.join("tied"))]
+    {
+        for shard in ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"] {
+            let mb = std::fs::metadata(dir.join(shard)).unwrap().len() as f64 / 1e6;
+            let done = format!("download: {mb:.1}/{mb:.1} MB {repo}/{shard} (");
+            assert_eq!(err.lines().filter(|l| l.starts_with(&done)).count(), 1, "one {done:?} in {err}");
+        }
+    }
+    // The broken file was asked for again from where the first read stopped, not from byte 0.
+    let size = std::fs::metadata(fine_tune.path().join(broken)).unwrap().len() as usize;
+    let ranges: Vec<String> = log.lock().unwrap().iter().filter(|l| l.starts_with(broken)).cloned().collect();
+    assert!(ranges.contains(&format!("{broken} bytes={}-", size / 2)), "{ranges:?}");
+    // The cache holds the files as served, and the manifest says so.
+    let dir = cache.path().join("sqale/models/trl-lab--qwen3.5-2b-grpo-synsql/main");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("f16.json")).unwrap()).unwrap();
+    assert_eq!(manifest["files"][broken], common::sha256(&fine_tune.path().join(broken)));
+    assert_eq!(manifest["mtp_head"], "Qwen/Qwen3.5-2B@main");
+}

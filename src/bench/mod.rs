@@ -22,7 +22,7 @@ pub mod speed;
 pub use busy::{busy, BusyLevel, BusyReport};
 pub use parallel::{check_values, parallel, ParallelReport, ParallelRun, ParallelSetup, MAX_PARALLEL};
 pub use replay::{
-    replay, replay_script, replay_speculation, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport,
+    replay, replay_script, replay_speculation, LiveEpisode, LiveEpisodes, LiveSettings, ReplayReport, ReplayStep,
     SpeculativeReplay, SIX_TURNS,
 };
 pub use speculation::{speculation, SpeculationReport, SpeculationSetup};

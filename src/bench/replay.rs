@@ -159,13 +159,27 @@ fn decode(engine: &mut Engine<'_>, tokens: &[LlamaToken], one_by_one: bool) -> R
 /// generated tokens one by one), and the whole conversation re-decoded from scratch before every
 /// assistant turn (what a loop without a cache does). Sampling is left out of both.
 /// With `live`, also runs two real episodes to count decoded tokens against context length.
+/// `on_step` hears each part as it starts and as each of its turns ends ([`ReplayStep`]).
 pub fn replay(
     engine: &mut Engine<'_>,
     question: &str,
     db: &Path,
     live: Option<LiveSettings>,
+    on_step: &mut dyn FnMut(ReplayStep),
 ) -> Result<ReplayReport, BenchError> {
-    replay_script(engine, SIX_TURNS, question, db, live)
+    replay_script(engine, SIX_TURNS, question, db, live, on_step)
+}
+
+/// Where an episode replay stands: `done` of `total` parts of the step `what`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayStep {
+    /// The step: `cached` (each token decoded once), `re-decode` (the whole conversation before
+    /// each assistant turn), `live` (the real episodes), `speculation off` or `speculation on`.
+    pub what: &'static str,
+    /// Parts done: assistant turns for the replays, episodes for `live`.
+    pub done: usize,
+    /// Parts in all.
+    pub total: usize,
 }
 
 /// [`replay`] of another script: `script` holds the assistant's completions, one per turn, played
@@ -176,21 +190,31 @@ pub fn replay_script(
     question: &str,
     db: &Path,
     live: Option<LiveSettings>,
+    on_step: &mut dyn FnMut(ReplayStep),
 ) -> Result<ReplayReport, BenchError> {
     let (ep, segments) = scripted_segments(engine, script, question, db)?;
     let context_tokens: usize = segments.iter().map(|s| s.0.len()).sum();
     let generated_tokens: usize = segments.iter().filter(|s| s.1).map(|s| s.0.len()).sum();
+    let turns = segments.iter().filter(|s| s.1).count();
 
     engine.clear();
     let t = Instant::now();
+    let mut done = 0;
+    on_step(ReplayStep { what: "cached", done, total: turns });
     for (tokens, generated) in &segments {
         decode(engine, tokens, *generated)?;
+        if *generated {
+            done += 1;
+            on_step(ReplayStep { what: "cached", done, total: turns });
+        }
     }
     let cached_seconds = t.elapsed().as_secs_f64();
     let cached_decoded_tokens = engine.counters().decoded_tokens;
 
     let t = Instant::now();
     let mut redecode_decoded_tokens = 0;
+    let mut done = 0;
+    on_step(ReplayStep { what: "re-decode", done, total: turns });
     for (i, (tokens, generated)) in segments.iter().enumerate() {
         if !generated {
             continue;
@@ -200,6 +224,8 @@ pub fn replay_script(
         engine.decode(&before)?;
         decode(engine, tokens, true)?;
         redecode_decoded_tokens += engine.counters().decoded_tokens;
+        done += 1;
+        on_step(ReplayStep { what: "re-decode", done, total: turns });
     }
     let redecode_seconds = t.elapsed().as_secs_f64();
 
@@ -209,8 +235,11 @@ pub fn replay_script(
             engine.clear();
             let settings = Settings { seed: l.seed, max_episode_tokens: l.max_episode_tokens, ..Settings::default() };
             let mut agent = Agent::new(&mut *engine, settings);
+            on_step(ReplayStep { what: "live", done: 0, total: 2 });
             let first = agent.run(question, db).map_err(|source| BenchError::Live { which: "first", source })?;
+            on_step(ReplayStep { what: "live", done: 1, total: 2 });
             let second = agent.run(question, db).map_err(|source| BenchError::Live { which: "second", source })?;
+            on_step(ReplayStep { what: "live", done: 2, total: 2 });
             Some(LiveEpisodes { first: (&first).into(), second: (&second).into() })
         }
     };
@@ -258,8 +287,16 @@ fn scripted_segments(
 /// Replays `segments` from an empty sequence, appended text in batches and generated tokens one by
 /// one or, with `speculate`, with the engine's drafters; returns the seconds in all and of the
 /// generated tokens.
-fn timed_replay(engine: &mut Engine<'_>, segments: &Segments, speculate: bool) -> Result<(f64, f64), BenchError> {
+fn timed_replay(
+    engine: &mut Engine<'_>,
+    segments: &Segments,
+    speculate: bool,
+    on_step: &mut dyn FnMut(ReplayStep),
+) -> Result<(f64, f64), BenchError> {
     engine.clear();
+    let what = if speculate { "speculation on" } else { "speculation off" };
+    let (mut done, total) = (0, segments.iter().filter(|s| s.1).count());
+    on_step(ReplayStep { what, done, total });
     let mut generated_seconds = 0.0;
     let t = Instant::now();
     for (tokens, generated) in segments {
@@ -271,6 +308,8 @@ fn timed_replay(engine: &mut Engine<'_>, segments: &Segments, speculate: bool) -
         }
         if *generated {
             generated_seconds += g.elapsed().as_secs_f64();
+            done += 1;
+            on_step(ReplayStep { what, done, total });
         }
     }
     Ok((t.elapsed().as_secs_f64(), generated_seconds))
@@ -279,16 +318,18 @@ fn timed_replay(engine: &mut Engine<'_>, segments: &Segments, speculate: bool) -
 /// What speculative decoding saves on a scripted episode: the conversation of `script` (as in
 /// [`replay_script`]) replayed through `engine` twice, the assistant's tokens decoded one by one
 /// (speculation off), then with [`Engine::decode_generated`] and the drafters of `engine`'s
-/// speculation mode, drafts checked against the script's tokens.
+/// speculation mode, drafts checked against the script's tokens. `on_step` hears each assistant
+/// turn replayed.
 pub fn replay_speculation(
     engine: &mut Engine<'_>,
     script: &[&str],
     question: &str,
     db: &Path,
+    on_step: &mut dyn FnMut(ReplayStep),
 ) -> Result<SpeculativeReplay, BenchError> {
     let (_, segments) = scripted_segments(engine, script, question, db)?;
-    let (off_seconds, generated_off_seconds) = timed_replay(engine, &segments, false)?;
-    let (on_seconds, generated_on_seconds) = timed_replay(engine, &segments, true)?;
+    let (off_seconds, generated_off_seconds) = timed_replay(engine, &segments, false, on_step)?;
+    let (on_seconds, generated_on_seconds) = timed_replay(engine, &segments, true, on_step)?;
     let counts = engine.counters().speculation;
     Ok(SpeculativeReplay {
         speculate: engine.options().speculate,

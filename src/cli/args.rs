@@ -158,12 +158,7 @@ impl ModelArgs {
         if let Some(m) = &self.model {
             return Ok((m.clone(), None));
         }
-        let options = sqale::pull::PullOptions {
-            threads: self.engine.hardware.threads,
-            no_mtp: false,
-            download_progress: true,
-            imatrix: None,
-        };
+        let options = sqale::pull::PullOptions { threads: self.engine.hardware.threads, no_mtp: false, imatrix: None };
         Ok(sqale::pull::default_model(&options, &mut super::pull::progress(false))?)
     }
 

@@ -131,12 +131,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.episode {
         let db = super::db_or_demo(args.db.clone())?;
         let live = args.live.then_some(LiveSettings { seed: args.seed, max_episode_tokens: args.max_episode_tokens });
-        let mut episode = bench::replay(&mut engine, &args.question, &db, live).map_err(hint)?;
-        if !args.json {
-            eprintln!("episode: speculation off and on");
+        // Each part's turns (or live episodes) as they end: plain lines, or a count redrawn in place.
+        let mut on_step = |step: bench::ReplayStep| match &mut lines {
+            Some(l) => l.say(&format!("episode {}", step.what), step.done as u64, step.total as u64, "turns"),
+            None if !args.json => eprint!("\repisode {}: {}/{}        ", step.what, step.done, step.total),
+            None => {}
+        };
+        let mut episode = bench::replay(&mut engine, &args.question, &db, live, &mut on_step).map_err(hint)?;
+        let speculation = bench::replay_speculation(&mut engine, bench::SIX_TURNS, &args.question, &db, &mut on_step);
+        episode.speculation = Some(speculation.map_err(hint)?);
+        if !args.json && lines.is_none() {
+            eprintln!();
         }
-        episode.speculation =
-            Some(bench::replay_speculation(&mut engine, bench::SIX_TURNS, &args.question, &db).map_err(hint)?);
         report.episode = Some(episode);
     }
     if args.speculation {

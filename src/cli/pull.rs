@@ -3,7 +3,7 @@
 use clap::Args;
 use sqale::pull::{self, PullEvent, PullOptions};
 
-use super::progress::{plain, Lines, EVERY};
+use super::progress::{plain, Lines, Progress, EVERY};
 
 /// Arguments of `sqale pull`.
 #[derive(Args, Debug)]
@@ -32,16 +32,39 @@ pub struct PullArgs {
     imatrix: Option<std::path::PathBuf>,
 }
 
-/// Shows a pull's progress on stderr (nothing when `quiet`): a percentage redrawn in place on a
-/// terminal, plain lines otherwise ([`Lines`]).
+/// Shows a pull's progress on stderr (nothing when `quiet`): a bar per downloaded file and a
+/// percentage redrawn in place on a terminal, plain lines otherwise ([`Lines`]).
 pub(super) fn progress(quiet: bool) -> impl FnMut(PullEvent<'_>) {
     let mut last = 0usize;
     let mut lines = plain(quiet).then(|| Lines::new(EVERY));
+    // One bar (or one series of plain lines) for every file downloaded, renamed per file.
+    let mut download: Option<Progress> = None;
     move |event| match (event, &mut lines) {
         (PullEvent::PullingDefault { entry, ty }, _) => {
             eprintln!("no --model given: pulling the default model {} ({ty}) once", entry.repo)
         }
         _ if quiet => {}
+        (PullEvent::Download(d), _) => {
+            let bar = download.get_or_insert_with(|| {
+                let template = "{prefix:>9} [{bar:40}] {bytes}/{total_bytes} {wide_msg} ({eta})";
+                Progress::new(template, "download", quiet).in_bytes()
+            });
+            bar.set_message(&format!("{}/{}", d.repo, d.file));
+            bar.set(d.done, d.total);
+        }
+        (event, lines) => {
+            // Any downloads are over: clear their bar, then show what comes next.
+            if let Some(bar) = download.take() {
+                bar.finish();
+            }
+            progress_line(event, lines, &mut last);
+        }
+    }
+}
+
+/// Shows a conversion's or an install's event: as a plain line into `lines`, or redrawn in place.
+fn progress_line(event: PullEvent<'_>, lines: &mut Option<Lines>, last: &mut usize) {
+    match (event, lines) {
         (PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }), Some(l)) => {
             l.say("convert", index as u64 + 1, total as u64, "tensors")
         }
@@ -49,9 +72,9 @@ pub(super) fn progress(quiet: bool) -> impl FnMut(PullEvent<'_>) {
             l.say("quantise", index as u64, total as u64, "tensors")
         }
         (PullEvent::Convert(sqale_convert::Progress::Tensor { index, total, .. }), None)
-            if index * 20 / total != last =>
+            if index * 20 / total != *last =>
         {
-            last = index * 20 / total;
+            *last = index * 20 / total;
             eprint!("\rconverting {:>3}%", (index + 1) * 100 / total);
         }
         (PullEvent::Convert(sqale_convert::Progress::Quantize { index, total }), None) => {
@@ -80,12 +103,7 @@ pub fn run(args: PullArgs) -> anyhow::Result<()> {
     };
     let entry = pull::resolve(&name)?;
     let ty = args.out_type.unwrap_or_else(|| entry.default_type.clone());
-    let options = PullOptions {
-        threads: args.threads,
-        no_mtp: args.no_mtp,
-        download_progress: !args.json,
-        imatrix: args.imatrix,
-    };
+    let options = PullOptions { threads: args.threads, no_mtp: args.no_mtp, imatrix: args.imatrix };
     let (gguf, _) = pull::pull(&entry, &ty, &options, &mut progress(args.json))?;
     if args.json {
         let manifest = sqale::regular_file::read_text_at_most(&gguf.with_extension("json"), 64 << 20)?;

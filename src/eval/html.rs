@@ -359,7 +359,7 @@ fn runs(summary: &SummaryFile) -> String {
         }
         s.push_str("</tr>");
     }
-    s.push_str("</table><p class=\"note\">Speed and memory are of the last run into this folder that played each model's episodes; a resumed run counts only the episodes it ran.</p>");
+    s.push_str("</table><p class=\"note\">Speed and memory are over every run that played each model's episodes into this folder: a run stopped and resumed counts both, their episodes and seconds summed, its memory the higher.</p>");
     for w in report::load_warnings(&summary.runs, &summary.models) {
         let _ = write!(s, "<p class=\"warn\">Warning: {}.</p>", esc(&w));
     }

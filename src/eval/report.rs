@@ -419,19 +419,28 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
     s
 }
 
-/// One model's run as the runs tables show it: file MiB, weight type (a fallback file named as
-/// such), parameters, `--parallel`, episodes,
+/// One model's runs (all that played its episodes into the folder, as one:
+/// [`super::results::ModelEntry::all_runs`])
+/// as the runs tables show it: file MiB, weight type (a fallback file named as such), parameters,
+/// `--parallel`, episodes,
 /// episodes/min, aggregate generated tokens/s, peak MiB, and the compute per question
 /// (2 × parameters × tokens decoded per episode, TFLOPs); `–` where unknown.
 pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 10]> {
     let info = models.get(&summary.model)?;
-    let run = info.last_run.clone().unwrap_or_default();
+    let run = info.all_runs().unwrap_or_default();
     let or_dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+    // The `--parallel` of each run that played episodes, once each: `1+4` for a run resumed at 4.
+    let mut parallel: Vec<String> = Vec::new();
+    for p in info.runs().map(|r| r.parallel.to_string()) {
+        if parallel.last() != Some(&p) {
+            parallel.push(p);
+        }
+    }
     Some([
         mib(info.bytes),
         or_dash(info.type_label()),
         params(info.params),
-        or_dash(info.last_run.as_ref().map(|r| r.parallel.to_string())),
+        or_dash((!parallel.is_empty()).then(|| parallel.join("+"))),
         run.episodes.to_string(),
         or_dash(run.episodes_per_minute().map(|v| format!("{v:.2}"))),
         or_dash(run.generated_tokens_per_second().map(|v| format!("{v:.1}"))),
@@ -444,12 +453,12 @@ pub fn run_cells(models: &Models, summary: &Summary) -> Option<[String; 10]> {
     ])
 }
 
-/// One warning per model whose last run's speed the machine's load makes untrustworthy.
+/// One warning per model whose runs' speed the machine's load makes untrustworthy.
 pub fn load_warnings(models: &Models, summaries: &[Summary]) -> Vec<String> {
     summaries
         .iter()
         .filter_map(|m| {
-            let why = models.get(&m.model)?.last_run.as_ref()?.load?.busy()?;
+            let why = models.get(&m.model)?.all_runs()?.load?.busy()?;
             Some(format!(
                 "{}: the machine was busy during its run ({why}): its speed is the machine's as much as the model's",
                 m.model

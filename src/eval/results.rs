@@ -36,6 +36,11 @@ pub struct RunStats {
     /// How busy the machine was during the run (absent where `/proc` is not there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<super::load::Load>,
+    /// When the run started, in milliseconds since the Unix epoch: what tells the run apart from
+    /// the others of the folder (a run's stats are written as its episodes finish, so that a run
+    /// that is killed leaves them too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
 }
 
 impl RunStats {
@@ -54,6 +59,35 @@ impl RunStats {
     pub fn generated_tokens_per_second(&self) -> Option<f64> {
         (self.seconds > 0.0).then(|| self.generated_tokens as f64 / self.seconds)
     }
+
+    /// Several runs as one: episodes, seconds and tokens summed, the highest peak memory, and the
+    /// machine's load weighed by each run's seconds (the load averages of the first start and the
+    /// last end); `parallel` is the last run's. `None` for no runs.
+    pub fn combine<'a>(runs: impl IntoIterator<Item = &'a RunStats>) -> Option<RunStats> {
+        let runs: Vec<&RunStats> = runs.into_iter().collect();
+        let last = *runs.last()?;
+        let seconds: f64 = runs.iter().map(|r| r.seconds).sum();
+        let loads: Vec<(f64, super::load::Load)> = runs.iter().filter_map(|r| Some((r.seconds, r.load?))).collect();
+        let load = (loads.len() == runs.len() && seconds > 0.0).then(|| {
+            let weighed = |f: fn(&super::load::Load) -> f64| loads.iter().map(|(s, l)| s * f(l)).sum::<f64>() / seconds;
+            super::load::Load {
+                loadavg_start: loads[0].1.loadavg_start,
+                loadavg_end: loads[loads.len() - 1].1.loadavg_end,
+                cpus: loads[loads.len() - 1].1.cpus,
+                others: weighed(|l| l.others),
+                steal: weighed(|l| l.steal),
+            }
+        });
+        Some(RunStats {
+            parallel: last.parallel,
+            episodes: runs.iter().map(|r| r.episodes).sum(),
+            seconds,
+            generated_tokens: runs.iter().map(|r| r.generated_tokens).sum(),
+            peak_rss_bytes: runs.iter().filter_map(|r| r.peak_rss_bytes).max(),
+            load,
+            started_ms: runs[0].started_ms,
+        })
+    }
 }
 
 /// One model of `models.json`: its file and its last run.
@@ -68,6 +102,10 @@ pub struct ModelEntry {
     /// The last run of this model into the folder.
     #[serde(default)]
     pub last_run: Option<RunStats>,
+    /// The runs before the last that played this model's episodes into the folder (a run that
+    /// was stopped, then resumed), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_runs: Vec<RunStats>,
     /// The inference servers it ran on (absent for a model run in-process): URL, API, model id
     /// and version of each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,6 +216,7 @@ impl ModelEntry {
             bytes,
             params,
             last_run: None,
+            earlier_runs: Vec::new(),
             servers: None,
             weights: q.weights,
             imatrix: q.imatrix,
@@ -186,6 +225,36 @@ impl ModelEntry {
             sha256: file_sha256(path),
             settings: None,
         }
+    }
+
+    /// Every run that played this model's episodes into the folder, oldest first.
+    pub fn runs(&self) -> impl Iterator<Item = &RunStats> {
+        self.earlier_runs.iter().chain(self.last_run.iter())
+    }
+
+    /// Every run of the model into the folder as one ([`RunStats::combine`]): what its episodes
+    /// cost, however many invocations played them.
+    pub fn all_runs(&self) -> Option<RunStats> {
+        RunStats::combine(self.runs())
+    }
+
+    /// Takes the runs of `before` (the folder's entry of the same model) into this entry: a
+    /// run that played nothing keeps `before`'s runs; one that played episodes comes after those
+    /// of them that played episodes, and replaces its own earlier record of itself (same
+    /// [`RunStats::started_ms`]).
+    pub fn after(mut self, before: Option<&ModelEntry>) -> Self {
+        let Some(before) = before else { return self };
+        match &self.last_run {
+            Some(run) if run.episodes > 0 => {
+                let itself = |r: &RunStats| r.started_ms.is_some() && r.started_ms == run.started_ms;
+                self.earlier_runs = before.runs().filter(|r| r.episodes > 0 && !itself(r)).cloned().collect();
+            }
+            _ => {
+                self.last_run = before.last_run.clone().or(self.last_run);
+                self.earlier_runs = before.earlier_runs.clone();
+            }
+        }
+        self
     }
 
     /// The file's type as the reports show it: the main weight type, or, for a file whose
@@ -215,6 +284,7 @@ impl ModelEntry {
             bytes: 0,
             params: 0,
             last_run: Some(run),
+            earlier_runs: Vec::new(),
             servers: Some(servers),
             weights: None,
             imatrix: None,
@@ -869,6 +939,40 @@ mod tests {
         assert_eq!(run.episodes_per_minute(), Some(120.0));
         let back: serde_json::Value = serde_json::to_value(&models).unwrap();
         assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap(), "written back as read");
+    }
+
+    /// A run resumed after a kill keeps the killed run's stats (written as its episodes finished),
+    /// replaces its own earlier record of itself, and a run that played nothing keeps them all.
+    #[test]
+    fn runs_of_a_resumed_model_add_up() {
+        let run = |started, episodes, seconds, peak, others| RunStats {
+            parallel: 1,
+            episodes,
+            seconds,
+            generated_tokens: 10 * episodes,
+            peak_rss_bytes: Some(peak),
+            load: Some(super::super::load::Load { cpus: 2, others, ..Default::default() }),
+            started_ms: Some(started),
+        };
+        let entry =
+            |r: Option<RunStats>| ModelEntry { last_run: r, ..ModelEntry::remote(Vec::new(), RunStats::default()) };
+        // The killed run, as its last episode left it; then the resumed run, twice (so far, then done).
+        let killed = entry(Some(run(1, 2, 10.0, 100, 0.0)));
+        let so_far = entry(Some(run(2, 1, 5.0, 300, 0.6))).after(Some(&killed));
+        let done = entry(Some(run(2, 3, 30.0, 200, 0.6))).after(Some(&so_far));
+        assert_eq!(done.earlier_runs, vec![run(1, 2, 10.0, 100, 0.0)]);
+        let all = done.all_runs().unwrap();
+        assert_eq!((all.episodes, all.seconds, all.generated_tokens, all.peak_rss_bytes), (5, 40.0, 50, Some(200)));
+        assert!((all.load.unwrap().others - 0.45).abs() < 1e-9, "weighed by seconds: {all:?}");
+        assert_eq!(all.episodes_per_minute(), Some(7.5));
+        // Nothing played: both runs stay.
+        let idle = entry(Some(run(3, 0, 1.0, 50, 0.0))).after(Some(&done));
+        assert_eq!(
+            (idle.earlier_runs.clone(), idle.last_run.clone()),
+            (done.earlier_runs.clone(), done.last_run.clone())
+        );
+        // A run that kept nothing before it has no earlier runs.
+        assert!(entry(Some(run(4, 1, 1.0, 1, 0.0))).after(None).earlier_runs.is_empty());
     }
 
     #[test]

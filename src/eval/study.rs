@@ -143,10 +143,15 @@ pub struct Tally {
     pub run: RunStats,
 }
 
+/// Milliseconds since the Unix epoch (0 on a clock set before it).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
 impl Tally {
     fn new(parallel: u32) -> Self {
         Tally {
-            run: RunStats { parallel, ..RunStats::default() },
+            run: RunStats { parallel, started_ms: Some(unix_ms()), ..RunStats::default() },
             load_start: super::load::Sample::now(),
             ..Tally::default()
         }

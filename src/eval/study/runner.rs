@@ -10,7 +10,7 @@ use crate::divergence::run::{self as div, DivergenceDir, ReferenceInfo};
 use crate::divergence::store::RefEpisode;
 use crate::divergence::{self, DivergenceError, Transcript};
 use crate::engine::{BatchedEngine, Engine, EngineOptions, Model};
-use crate::eval::results::{self, EpisodeSettings, ModelEntry, ResultsDir};
+use crate::eval::results::{self, EpisodeSettings, ModelEntry, ResultsDir, RunStats};
 use crate::eval::{self, EvalError, GoldCache, Plan, Question, Sink};
 use crate::protocol::Calls;
 use crate::remote::{Pool, Sampling};
@@ -100,9 +100,9 @@ impl<'s, 'e> Runner<'s, 'e> {
             // Its file still goes into models.json (size, type, importance matrix), keeping the
             // run an earlier invocation recorded.
             self.check_folder(&label, Some(path), false)?;
-            let mut entry = ModelEntry::file(path, model.n_params());
-            entry.last_run = self.out.models().get(&label).and_then(|e| e.last_run.clone());
-            entry.settings = self.out.models().get(&label).and_then(|e| e.settings.clone());
+            let models = self.out.models();
+            let mut entry = ModelEntry::file(path, model.n_params()).after(models.get(&label));
+            entry.settings = models.get(&label).and_then(|e| e.settings.clone());
             self.out.record_model(&label, entry)?;
         } else {
             for &calls in &self.spec.calls {
@@ -134,11 +134,13 @@ impl<'s, 'e> Runner<'s, 'e> {
     ) -> Result<(), StudyError> {
         self.check_folder(label, Some(path), false)?;
         let mut engine = BatchedEngine::new(model, self.engine_options(), self.spec.parallel as usize)?;
-        let tally =
-            self.play(label, calls, false, transcripts, |plan, gold, sink| eval::run(&mut engine, plan, gold, sink))?;
+        let entry = ModelEntry::file(path, model.n_params());
+        let tally = self.play(label, calls, false, transcripts, (&entry, started), |plan, gold, sink| {
+            eval::run(&mut engine, plan, gold, sink)
+        })?;
         let run = tally.finish(started);
         drop(engine);
-        self.record(label, ModelEntry::new(path, model.n_params(), run))
+        self.record(label, ModelEntry { last_run: Some(run), ..entry })
     }
 
     /// Plays `model`'s questions as votes of `k` episodes, `k` times `--parallel` sequences of
@@ -158,15 +160,15 @@ impl<'s, 'e> Runner<'s, 'e> {
         self.check_folder(&vote_label, Some(path), false)?;
         let sequences = k * self.spec.parallel as usize;
         let mut engine = BatchedEngine::new(model, self.engine_options(), sequences)?;
-        let tally = self.play(&vote_label, calls, false, None, |plan, gold, sink| {
+        let entry = ModelEntry::file(path, model.n_params());
+        let tally = self.play(&vote_label, calls, false, None, (&entry, started), |plan, gold, sink| {
             let plan = Plan { label, ..*plan };
             eval::run_vote(&mut engine, &plan, k, &vote_label, gold, sink)
         })?;
         let run = tally.finish(started);
         drop(engine);
-        self.record(&vote_label, ModelEntry::new(path, model.n_params(), run))?;
-        let mut first = ModelEntry::file(path, model.n_params());
-        first.last_run = self.out.models().get(label).and_then(|e| e.last_run.clone());
+        self.record(&vote_label, ModelEntry { last_run: Some(run), ..entry })?;
+        let first = ModelEntry::file(path, model.n_params()).after(self.out.models().get(label));
         self.record(label, first)
     }
 
@@ -184,7 +186,9 @@ impl<'s, 'e> Runner<'s, 'e> {
         let e = &self.spec.engine;
         let sampling = Sampling { temperature: e.temperature, top_p: e.top_p, top_k: e.top_k };
         let parallel = self.spec.parallel as usize;
-        let tally = self.play(label, calls, true, transcripts, |plan, gold, sink| {
+        let entry = ModelEntry::remote(pool.servers().into_iter().cloned().collect(), RunStats::default());
+        let entry = ModelEntry { last_run: None, ..entry };
+        let tally = self.play(label, calls, true, transcripts, (&entry, started), |plan, gold, sink| {
             eval::remote::run(pool, sampling, parallel, plan, gold, sink)
         })?;
         let servers = pool.servers().into_iter().cloned().collect();
@@ -205,16 +209,18 @@ impl<'s, 'e> Runner<'s, 'e> {
         }
     }
 
-    /// Records `label`'s entry in `models.json` with this study's settings; a run that played
-    /// nothing (everything was in the folder) keeps the throughput and the settings of the run
-    /// that played it.
-    fn record(&self, label: &str, mut entry: ModelEntry) -> Result<(), StudyError> {
+    /// Records `label`'s entry in `models.json` with this study's settings, after the runs the
+    /// folder holds ([`ModelEntry::after`]): a run that played nothing (everything was in the
+    /// folder) keeps the throughput and the settings of the runs that played it; a resumed run
+    /// keeps theirs beside its own.
+    fn record(&self, label: &str, entry: ModelEntry) -> Result<(), StudyError> {
+        let models = self.out.models();
+        let before = models.get(label);
+        let played_nothing = entry.last_run.as_ref().is_none_or(|r| r.episodes == 0);
+        let mut entry = entry.after(before);
         entry.settings = Some(self.settings());
-        if entry.last_run.as_ref().is_none_or(|r| r.episodes == 0) {
-            if let Some(before) = self.out.models().get(label) {
-                entry.last_run = before.last_run.clone().or(entry.last_run);
-                entry.settings = before.settings.clone().or(entry.settings);
-            }
+        if played_nothing {
+            entry.settings = before.and_then(|b| b.settings.clone()).or(entry.settings);
         }
         self.out.record_model(label, entry)?;
         Ok(())
@@ -260,13 +266,16 @@ impl<'s, 'e> Runner<'s, 'e> {
     }
 
     /// What every run shares: the plan, one sink into the results folder (and the transcripts),
-    /// the tally and the events around `run`.
+    /// the tally and the events around `run`. As each episode finishes, `models.json` gets the
+    /// run so far (`entry`'s, timed from `started`), so that a run that is killed leaves its
+    /// throughput for the one that resumes it.
     fn play(
         &mut self,
         label: &str,
         calls: Calls,
         served: bool,
         transcripts: Option<&DivergenceDir>,
+        (entry, started): (&ModelEntry, Instant),
         run: impl FnOnce(&Plan<'_>, &mut GoldCache, &mut Sink<'_>) -> Result<usize, EvalError>,
     ) -> Result<Tally, StudyError> {
         let settings = Settings {
@@ -289,6 +298,9 @@ impl<'s, 'e> Runner<'s, 'e> {
         // Not beside episodes played otherwise, even when nothing is left to play: the reports
         // would credit this run's settings with them.
         self.check_folder(label, None, true)?;
+        let folder_before = self.out.models().get(label).cloned();
+        let episode_settings = self.settings();
+        let out = &self.out;
         let on_event = &mut *self.on_event;
         on_event(StudyEvent::Playing { label, total, done });
         let mut tally = Tally::new(self.spec.parallel);
@@ -302,6 +314,14 @@ impl<'s, 'e> Runner<'s, 'e> {
                 return;
             }
             tally.count(record);
+            let so_far = ModelEntry {
+                last_run: Some(tally.finish(started)),
+                settings: Some(episode_settings.clone()),
+                ..entry.clone()
+            };
+            // One that cannot be written is left out: the run's end writes the entry again, and
+            // says why it could not.
+            let _ = out.record_model(label, so_far.after(folder_before.as_ref()));
             let prompt = record.episode.as_ref().and_then(|e| e.prompt_tokens).unwrap_or(0);
             if !warned && 2 * prompt > budget {
                 warned = true;
