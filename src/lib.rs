@@ -16,6 +16,8 @@
 //! - [`pack`]: one verified archive of a model (and a binary) for an air-gapped site;
 //! - [`eval`]: benchmarks, the study (local, remote and recorded runs), execution scoring,
 //!   summaries and reports;
+//! - [`vote`]: several sampled episodes of one question, their answers grouped and counted;
+//! - [`imatrix`]: importance matrices gathered from the agent's own episodes, for quantising;
 //! - [`divergence`]: how far each model's distributions drift from a reference along the
 //!   reference's own episodes (teacher forcing);
 //! - [`bench`]: speed, the prompt cache, speculation, batched throughput, a busy machine;

@@ -78,12 +78,7 @@ fn recorded_episode(model: &Model, budget: usize) -> (Transcript, Vec<i32>) {
     let mut agent = Agent::new(Recorder::new(engine), Settings { max_episode_tokens: budget, ..Settings::default() });
     let ep = agent.run("How many customers placed more than three orders in 2024?", &db).unwrap();
     let held: Vec<i32> = agent.generator().inner().tokens().iter().map(|t| t.0).collect();
-    let t = Transcript {
-        id: "q".into(),
-        ended_by: ep.ended_by.as_str().into(),
-        pieces: agent.generator_mut().take(),
-        ids: None,
-    };
+    let t = Transcript { id: "q".into(), ended_by: Some(ep.ended_by), pieces: agent.generator_mut().take(), ids: None };
     (t, held)
 }
 

@@ -145,7 +145,9 @@ fn eval_runs_resumes_after_a_kill_and_reports() {
     let results = out.join("episodes.jsonl");
     let started = std::time::Instant::now();
     let with_episode = |text: String| {
-        text.lines().filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["episode"].is_object())).count()
+        text.lines()
+            .filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["episode"].is_object()))
+            .count()
     };
     while std::fs::read_to_string(&results).map(with_episode).unwrap_or(0) < 1 {
         assert!(started.elapsed().as_secs() < 600, "no episode finished");

@@ -131,7 +131,7 @@ fn sqale_and_llama_cpp_read_each_others_importance_matrices() {
 fn transcript(id: &str, prefix: &str, text: &str, sampled: Vec<u32>) -> Transcript {
     Transcript {
         id: id.into(),
-        ended_by: "answer".into(),
+        ended_by: Some(sqale::EndedBy::SubmitSql),
         pieces: vec![Piece::Prefix(Markup::parsed(prefix)), Piece::Text(Markup::parsed(text)), Piece::Sampled(sampled)],
         ids: None,
     }

@@ -258,7 +258,7 @@ fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<(), DivergenceErr
 
 /// Why the reference's episode `t` is not measured, if it is not.
 fn unmeasured(t: &Transcript) -> Option<String> {
-    (t.ended_by == "context_full").then(|| {
+    (t.ended_by == Some(crate::agent::EndedBy::ContextFull)).then(|| {
         "the reference's episode ended by context_full: its last turn was cut where the context ran out, so it is not measured".to_string()
     })
 }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::EndedBy;
 use crate::generate::{Completion, Counters, GenerateError, Generator, Markup, TurnCache};
 
 /// One part of an episode's token sequence, in order.
@@ -24,8 +25,10 @@ pub enum Piece {
 pub struct Transcript {
     /// The question's id.
     pub id: String,
-    /// How the episode ended (`ended_by`), so that a cut episode can be told apart.
-    pub ended_by: String,
+    /// How the episode ended (`ended_by`), so that a cut episode can be told apart; written `""`
+    /// where there was no episode's end to record.
+    #[serde(with = "ended_by_or_empty")]
+    pub ended_by: Option<EndedBy>,
     /// The sequence's parts, in order.
     pub pieces: Vec<Piece>,
     /// The whole sequence as the generator held it, where it can say (an inference server's
@@ -110,5 +113,42 @@ impl<G: Generator> Generator for Recorder<G> {
 
     fn constrain(&mut self, grammar: Option<&crate::protocol::CallGrammar>) -> Result<(), GenerateError> {
         self.inner.constrain(grammar)
+    }
+}
+
+/// A transcript's `ended_by` as its files hold it: the end's name, or `""` for none.
+mod ended_by_or_empty {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::agent::EndedBy;
+
+    pub(super) fn serialize<S: Serializer>(v: &Option<EndedBy>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(e) => e.serialize(s),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<EndedBy>, D::Error> {
+        let name = String::deserialize(d)?;
+        if name.is_empty() {
+            return Ok(None);
+        }
+        EndedBy::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&name)).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Transcript;
+
+    /// `ended_by` reads and writes the same bytes as when it was a string; an unknown end is refused.
+    #[test]
+    fn ended_by_is_written_as_before() {
+        for text in [r#"{"id":"q","ended_by":"context_full","pieces":[]}"#, r#"{"id":"q","ended_by":"","pieces":[]}"#] {
+            let t: Transcript = serde_json::from_str(text).unwrap();
+            assert_eq!(serde_json::to_string(&t).unwrap(), text);
+        }
+        assert!(serde_json::from_str::<Transcript>(r#"{"id":"q","ended_by":"answer","pieces":[]}"#).is_err());
     }
 }

@@ -722,11 +722,6 @@ impl<'m> Core<'m> {
     pub(crate) fn prefix_snapshot_bytes(&self) -> Option<usize> {
         self.prefix.as_ref().map(|p| p.state.byte_len())
     }
-
-    /// Forgets the prefix snapshot.
-    pub(crate) fn drop_prefix(&mut self) {
-        self.prefix = None;
-    }
 }
 
 /// Sequence `seq`'s state in `ctx` as bytes, or why llama.cpp did not hand it over.

@@ -23,6 +23,7 @@
 //! - [`prompt_cache`]: the system turn's state on disk, restored by later processes;
 //! - `replay`: known text decoded as if generated, and outside drafts (what benchmarks measure
 //!   speculation with);
+//! - `kv_cache`: the KV cache's element type (f16, or f32 on asking);
 //! - `model`, `kernels`, `threads`: loading a GGUF file, which CPU kernels run, thread defaults.
 
 mod batched;

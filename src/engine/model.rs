@@ -78,9 +78,8 @@ pub fn repack_policy() -> RepackPolicy {
 
 /// The policy without [`REPACK_VAR`]: files without K-quant weights where llama.cpp's tiled
 /// K-quant kernel runs its AVX-512 VNNI path (`tiled_vnni`), which prefills K-quants faster than
-/// their repacked GEMM (on the synthetic 2B q4_k_m, 2 threads: 136 against 98 tokens/s); every
-/// file elsewhere: on ARM the repacked dot-product kernels are much of llama.cpp's speed, and on
-/// AVX2 the repacked K-quant GEMM beats the tiled kernel (72 against 62 tokens/s;
+/// their repacked GEMM; every file elsewhere: on ARM the repacked dot-product kernels are much of
+/// llama.cpp's speed, and on AVX2 the repacked K-quant GEMM beats the tiled kernel (the numbers:
 /// docs/measurements.md, "Kernels per batch").
 pub fn default_repack_policy(tiled_vnni: bool) -> RepackPolicy {
     if tiled_vnni {
@@ -262,8 +261,8 @@ impl Model {
         if !self.on_gpu() {
             // With every layer on the CPU, llama.cpp would still ship large batches' matrix
             // products to a GPU it sees ("op offload"), copying the weights each time: on Mesa's
-            // lavapipe that made prefill 45 times slower (6.6 against 296.6 tokens/s for
-            // SmolLM2). No GPU layers means the CPU.
+            // lavapipe that made prefill many times slower. No GPU layers means the CPU
+            // (docs/backends.md, "GPU placement").
             params = params.with_op_offload(false);
         }
         self.model.new_context(backend, params).map_err(|source| EngineError::Context { n_ctx, source })

@@ -20,12 +20,6 @@ pub struct Verified {
 }
 
 impl<'m> Engine<'m> {
-    /// Forgets the prefix snapshot, so that the next conversation decodes its prefix again
-    /// (for measuring what the cache saves).
-    pub fn drop_prefix_cache(&mut self) {
-        self.core.drop_prefix();
-    }
-
     /// Sets a caller's drafter (an oracle, a test's tokens) that proposes `k` tokens at a time
     /// in place of the engine's own drafters; `None` goes back to them. Its counts are reported
     /// as `given`.

@@ -5,7 +5,7 @@
 //! spins, `PASSIVE` sleeps in the kernel) and `GOMP_SPINCOUNT` (spin this many times, then
 //! sleep; libgomp's own default is 300,000). A sleeping worker must be woken at the next barrier,
 //! and on a virtual machine or a laptop in a power-saving state that wake-up takes longer than
-//! the operation it waits for: on an idle machine sleeping decoded at 0.3-0.6× of spinning here.
+//! the operation it waits for (docs/measurements.md has how much slower sleeping decodes).
 //! A worker that spins for a long while burns the time slice a late partner needs on a busy
 //! machine. sqale therefore spins briefly ([`GOMP_SPINCOUNT_DEFAULT`]) and then sleeps, unless
 //! the environment sets either variable (`sqale bench --busy`, docs/backends.md, "A busy

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::agent::{Agent, AgentError, CallRecord, Episode, Settings};
+use crate::agent::{Agent, AgentError, CallRecord, EndedBy, Episode, Settings};
 use crate::divergence::{Recorder, Transcript};
 use crate::engine::{BatchedEngine, SequenceGenerator};
 use crate::env::{Environment, Limits, Rows};
@@ -67,8 +67,8 @@ pub struct Record {
     pub gold_error: Option<String>,
     /// The predicted SQL.
     pub sql: Option<String>,
-    /// How the episode ended.
-    pub ended_by: Option<String>,
+    /// How the episode ended (`None` without an episode).
+    pub ended_by: Option<EndedBy>,
     /// Execution match.
     pub correct: bool,
     /// The prediction ran.
@@ -331,7 +331,7 @@ pub fn episode_record<G: Generator>(
         .run_with(&q.question, q.evidence.as_deref(), &q.db, &mut |_| {})
         .map_err(|source| EvalError::Episode { id: q.id.clone(), source })?;
     let mut record = score_record(model, q, ep.sql.as_deref(), gold, &limits);
-    record.ended_by = Some(ep.ended_by.as_str().to_string());
+    record.ended_by = Some(ep.ended_by);
     record.tool_calls = ep.tool_calls;
     record.turns = ep.turns.len();
     record.decoded_tokens = ep.tokens.decoded_tokens;
@@ -397,7 +397,7 @@ pub fn run(
         let r = play(&mut rec, plan, q, gold);
         let t = r.as_ref().ok().map(|r| Transcript {
             id: q.id.clone(),
-            ended_by: r.ended_by.clone().unwrap_or_default(),
+            ended_by: r.ended_by,
             pieces: rec.take(),
             ids: None,
         });

@@ -51,7 +51,7 @@ pub fn run(
                         // Only a played episode has a sequence worth keeping.
                         let t = r.as_ref().ok().filter(|r| r.error.is_none()).map(|r| Transcript {
                             id: q.id.clone(),
-                            ended_by: r.ended_by.clone().unwrap_or_default(),
+                            ended_by: r.ended_by,
                             pieces,
                             ids: Some(generator.ids().to_vec()),
                         });

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::results::Models;
 use super::Record;
+use crate::agent::EndedBy;
 use crate::speculate::SpecCounts;
 
 /// Wilson 95% interval of a proportion, in percent.
@@ -195,7 +196,7 @@ pub fn summarise(records: &[Record]) -> Vec<Summary> {
             let mut ended_by = BTreeMap::new();
             let mut by_difficulty: BTreeMap<String, (usize, usize)> = BTreeMap::new();
             for r in &rs {
-                *ended_by.entry(r.ended_by.clone().unwrap_or_else(|| "scored".into())).or_insert(0) += 1;
+                *ended_by.entry(r.ended_by.map_or("scored", EndedBy::as_str).to_string()).or_insert(0) += 1;
                 let e = by_difficulty.entry(r.difficulty.clone().unwrap_or_else(|| "all".into())).or_insert((0, 0));
                 e.0 += r.correct as usize;
                 e.1 += 1;
@@ -394,7 +395,7 @@ pub fn markdown(summaries: &[Summary], pairs: &[Paired]) -> String {
     }
     s.push_str("\n| model | turns with a readable call % | tool calls per episode | ended by submit_sql % | vote agreement % |\n|---|--:|--:|--:|--:|\n");
     for m in summaries {
-        let submitted = m.ended_by.get("submit_sql").copied().unwrap_or(0);
+        let submitted = m.ended_by.get(EndedBy::SubmitSql.as_str()).copied().unwrap_or(0);
         let agreement = m.vote_agreement.map_or("–".to_string(), |a| format!("{a:.0}"));
         s.push_str(&format!(
             "| {} | {:.1} | {:.2} | {:.1} | {agreement} |\n",

@@ -72,11 +72,6 @@ impl<'p> RemoteGenerator<'p> {
         &self.ids
     }
 
-    /// The server this conversation runs on now, if one was chosen.
-    pub fn server_url(&self) -> Option<&str> {
-        self.server.and_then(|i| self.pool.servers().get(i).map(|s| s.url.as_str()))
-    }
-
     fn tokenize(&self, text: &Markup, first: bool) -> Result<Vec<u32>, GenerateError> {
         self.pool.tokenize_markup(text, first).map_err(remote_failed)
     }

@@ -135,7 +135,7 @@ impl Progress {
                         (None, true, true) => "right",
                         (None, true, false) => "wrong",
                     };
-                    let ended = record.ended_by.as_deref().map(|e| format!(", ended by {e}")).unwrap_or_default();
+                    let ended = record.ended_by.map(|e| format!(", ended by {e}")).unwrap_or_default();
                     say(format!(
                         "{}: episode {}/{} {}: {outcome}{ended}, {:.1} s; EX {}",
                         step.label,
