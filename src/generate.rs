@@ -299,9 +299,33 @@ pub enum GenerateError {
     /// A completion was asked before anything was decoded: there are no logits to sample from.
     #[error("nothing decoded to sample from: begin and append text before completing")]
     NothingDecoded,
-    /// The backend cannot go on.
-    #[error("generation backend failed: {0}")]
-    Backend(String),
+    /// The batched engine's scheduler has stopped (an earlier failure ended it): no sequence of
+    /// its context can go on.
+    #[error("the scheduler stopped")]
+    SchedulerStopped,
+    /// The batched engine's scheduler answered a request with a reply of another kind (a bug).
+    #[error("the scheduler answered a completion with another reply")]
+    UnexpectedReply,
+    /// The prompt snapshot to restore was taken on a context of another kind (a bug).
+    #[error("the prompt snapshot was taken on another context")]
+    SnapshotOnAnotherContext,
+    /// A decode failed because a test asked for it (`SQALE_FAIL_DECODE_AFTER`).
+    #[error("decode failed: injected after {batches} batches (SQALE_FAIL_DECODE_AFTER)")]
+    InjectedDecodeFailure {
+        /// The batches decoded before the failure.
+        batches: usize,
+    },
+    /// Teacher forcing was given a mark for each of `marks` tokens, but `tokens` tokens.
+    #[error("decode_scored: {marks} marks for {tokens} tokens")]
+    ScoredMarks {
+        /// Marks given.
+        marks: usize,
+        /// Tokens given.
+        tokens: usize,
+    },
+    /// A scripted generator was asked for more completions than its script holds.
+    #[error("the scripted generator ran out of completions")]
+    ScriptExhausted,
     /// Constrained calls were asked of a generator that can't hold a completion to a grammar.
     #[error("{0} can't hold a completion to a grammar; run the episode with free calls, or on a backend that takes a grammar (llama.cpp, in process or as llama-server)")]
     NoGrammar(String),
@@ -314,6 +338,21 @@ pub enum GenerateError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+impl GenerateError {
+    /// Whether the engine under the generator failed (llama.cpp, a server, or the scheduler that
+    /// drives them), rather than the caller's request: a service restarts its engine on these.
+    pub fn is_engine_failure(&self) -> bool {
+        matches!(
+            self,
+            GenerateError::Failed { .. }
+                | GenerateError::SchedulerStopped
+                | GenerateError::UnexpectedReply
+                | GenerateError::SnapshotOnAnotherContext
+                | GenerateError::InjectedDecodeFailure { .. }
+        )
+    }
 }
 
 /// [`GenerateError::Cancelled`] once the flag `cancel` is set (never without a flag): how every
@@ -454,10 +493,7 @@ impl Generator for ScriptedGenerator {
     }
 
     fn complete(&mut self, max_tokens: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
-        let text = self
-            .script
-            .pop_front()
-            .ok_or_else(|| GenerateError::Backend("scripted generator ran out of completions".into()))?;
+        let text = self.script.pop_front().ok_or(GenerateError::ScriptExhausted)?;
         let pieces: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
         let (text, finish) = if pieces.len() > max_tokens {
             (pieces[..max_tokens].concat(), Finish::Length)

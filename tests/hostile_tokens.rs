@@ -30,7 +30,7 @@ impl Generator for ScriptedOnEngine<'_> {
     }
 
     fn complete(&mut self, _max: usize, on_text: &mut dyn FnMut(&str)) -> Result<Completion, GenerateError> {
-        let text = self.script.pop_front().ok_or_else(|| GenerateError::Backend("script ran out".into()))?;
+        let text = self.script.pop_front().ok_or_else(|| GenerateError::ScriptExhausted)?;
         let before = self.engine.tokens().len();
         // What the model wrote is its own text: decoded as it would have been sampled.
         self.engine.append(text, usize::MAX)?;

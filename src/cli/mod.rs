@@ -16,6 +16,7 @@ mod prompt_cache;
 mod pull;
 mod quantize;
 mod serve;
+mod servers;
 mod synth;
 mod tools;
 mod trace;
@@ -23,9 +24,10 @@ mod trace;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use args::{CallArgs, EngineArgs, ExactArgs, ModelArgs, ServerArgs};
+use args::{CallArgs, EngineArgs, ExactArgs, ModelArgs};
 use clap::{Parser, Subcommand};
 pub use errors::error_text;
+use servers::ServerArgs;
 
 /// `0.1.0 (backends: cpu; x86_64-unknown-linux-gnu)`.
 const VERSION: &str =

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
 
-use super::core::{sample_from, Core, TextStream};
+use super::core::{sample_from, Core, Row, TextStream};
 use super::kernels::BatchKind;
 use super::sequence::{check_budget, Draft, Sequence};
 use super::{EngineError, EngineOptions, Model};
@@ -96,11 +96,15 @@ enum Work {
     Generate { max: usize, generated: usize, next: LlamaToken, text: TextStream, live: Option<Live> },
 }
 
-/// A member of a generate batch: its sequence, its first row, and its draft.
-type Member = (usize, usize, Option<Draft>);
-
-/// A row of a batch: sequence, position, token.
-type Row = (usize, usize, LlamaToken);
+/// A member of a generate batch.
+struct Member {
+    /// Its place among the scheduled sequences.
+    slot: usize,
+    /// Its first row in the batch (the pending token's; the draft's follow).
+    first: usize,
+    /// Its draft, if it has one.
+    draft: Option<Draft>,
+}
 
 /// One sequence of the context as the scheduler sees it.
 struct Scheduled {
@@ -349,7 +353,7 @@ impl<'m> BatchedEngine<'m> {
         }
         self.core.decode_rows(&rows)?;
         let mut replays = Vec::new();
-        for (i, first, draft) in members {
+        for Member { slot: i, first, draft } in members {
             if self.take_rows(&mut scheduled[i], first, &rows, draft, &replies[i])? {
                 // Rebuilt after every sequence has read its rows: a replay's batch replaces them.
                 replays.push(i);
@@ -362,7 +366,7 @@ impl<'m> BatchedEngine<'m> {
     }
 
     /// The rows of one generate step: every generating sequence's pending token and its draft.
-    /// Returns `(sequence, first row, draft)` of each member and the rows; a cancelled or full
+    /// Returns each member and the rows; a cancelled or full
     /// sequence is answered and left out.
     fn verify_batch(
         &mut self,
@@ -389,8 +393,8 @@ impl<'m> BatchedEngine<'m> {
             let room = (max - generated).min(capacity - held - 1);
             let draft = sched.seq.propose(&mut self.core, next, room)?;
             let first = rows.len();
-            rows.extend(sched.seq.rows(next, draft.as_ref().map_or(&[][..], |d| &d.1[..])));
-            members.push((i, first, draft));
+            rows.extend(sched.seq.rows(next, draft.as_ref().map_or(&[][..], |d| &d.tokens[..])));
+            members.push(Member { slot: i, first, draft });
         }
         Ok((members, rows))
     }
@@ -407,7 +411,7 @@ impl<'m> BatchedEngine<'m> {
         reply: &Sender<Reply>,
     ) -> Result<bool, GenerateError> {
         let Work::Generate { max, generated, .. } = sched.work else { return Ok(false) };
-        let own = &rows[first..first + 1 + draft.as_ref().map_or(0, |d| d.1.len())];
+        let own = &rows[first..first + 1 + draft.as_ref().map_or(0, |d| d.tokens.len())];
         let settled = sched.seq.settle(&mut self.core, first, own, draft.as_ref(), max - generated, None)?;
         let checked = settled.checked;
         sched.seq.counters.generated_tokens += 1 + checked.accepted;
@@ -473,7 +477,7 @@ impl SequenceGenerator<'_> {
 
     fn ask(&mut self, request: Request) -> Result<Reply, GenerateError> {
         if !(self.send)(request) {
-            return Err(GenerateError::Backend("the scheduler stopped".into()));
+            return Err(GenerateError::SchedulerStopped);
         }
         self.next_reply()
     }
@@ -482,7 +486,7 @@ impl SequenceGenerator<'_> {
         match self.replies.recv() {
             Ok(Reply::Failed(e)) => Err(e),
             Ok(r) => Ok(r),
-            Err(_) => Err(GenerateError::Backend("the scheduler stopped".into())),
+            Err(_) => Err(GenerateError::SchedulerStopped),
         }
     }
 
@@ -536,7 +540,7 @@ impl Generator for SequenceGenerator<'_> {
                 }
                 Ok(c)
             }
-            _ => Err(GenerateError::Backend("unexpected reply to a completion".into())),
+            _ => Err(GenerateError::UnexpectedReply),
         }
     }
 

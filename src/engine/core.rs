@@ -46,6 +46,17 @@ use crate::protocol::CallGrammar;
 use crate::speculate::adapt::CostCurve;
 use crate::speculate::Speculate;
 
+/// A row of a batch: one token of sequence `seq` at position `pos`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Row {
+    /// The sequence (a conversation's id in the context).
+    pub(crate) seq: usize,
+    /// Its position in the sequence.
+    pub(crate) pos: usize,
+    /// The token.
+    pub(crate) token: LlamaToken,
+}
+
 /// The system-turn snapshot reused by every conversation.
 struct PrefixSnapshot {
     /// The prefix it was taken after.
@@ -310,10 +321,7 @@ impl<'m> Core<'m> {
     fn decode_batch(&mut self, kind: BatchKind) -> Result<(), GenerateError> {
         self.decodes += 1;
         if self.fail_decode_after.is_some_and(|n| self.decodes > n) {
-            return Err(GenerateError::Backend(format!(
-                "decode failed: injected after {} batches ({FAIL_DECODE_AFTER_VAR})",
-                self.decodes - 1
-            )));
+            return Err(GenerateError::InjectedDecodeFailure { batches: self.decodes - 1 });
         }
         use_reference_kernels(kind);
         self.ctx.get_mut().decode(&mut self.batch).map_err(|e| failed("decode", e))
@@ -382,14 +390,13 @@ impl<'m> Core<'m> {
         Ok(last)
     }
 
-    /// Decodes rows `(seq, pos, token)` in one batch, every row with its logits (row `k`'s are
-    /// output `k`): one generated token of each of several sequences, or a pending token and
+    /// Decodes `rows` in one batch, every row with its logits (row `k`'s are output `k`): one generated token of each of several sequences, or a pending token and
     /// its draft. The time it took goes into the cost curve. Generated tokens: the reference
     /// kernels.
-    pub(crate) fn decode_rows(&mut self, rows: &[(usize, usize, LlamaToken)]) -> Result<(), GenerateError> {
+    pub(crate) fn decode_rows(&mut self, rows: &[Row]) -> Result<(), GenerateError> {
         let started = Instant::now();
         self.batch.clear();
-        for &(seq, pos, token) in rows {
+        for &Row { seq, pos, token } in rows {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
         self.decode_batch(BatchKind::Generated)?;
@@ -431,15 +438,10 @@ impl<'m> Core<'m> {
 
     /// After a verify batch of `rows` was checked: the MTP head learns the `kept` rows (and, when
     /// it drafted, how many of its tokens were accepted).
-    pub(crate) fn mtp_settle(
-        &mut self,
-        rows: &[(usize, usize, LlamaToken)],
-        kept: usize,
-        drafted_by_mtp: bool,
-    ) -> Result<(), GenerateError> {
+    pub(crate) fn mtp_settle(&mut self, rows: &[Row], kept: usize, drafted_by_mtp: bool) -> Result<(), GenerateError> {
         let Context::Mtp(m) = &mut self.ctx else { return Ok(()) };
         self.batch.clear();
-        for &(seq, pos, token) in &rows[..kept] {
+        for &Row { seq, pos, token } in &rows[..kept] {
             self.batch.add(token, pos as i32, &[seq as i32], true).map_err(|e| failed("adding to a batch", e))?;
         }
         m.process(&self.batch).map_err(|e| failed("the MTP head's update", e))?;
@@ -612,7 +614,7 @@ impl<'m> Core<'m> {
                     m.set_carried_state(carry).map_err(|e| failed("restoring the MTP head's carried state", e))?;
                     m.begin(&tokens).map_err(|e| failed("starting the MTP head", e))?;
                 }
-                _ => return Err(GenerateError::Backend("the prompt snapshot was taken on another context".into())),
+                _ => return Err(GenerateError::SnapshotOnAnotherContext),
             }
             return Ok(Prefix { tokens, source: PrefixSource::Memory, logits: None });
         }

@@ -432,7 +432,7 @@ impl<'m> Engine<'m> {
         room: usize,
         known: Option<&[LlamaToken]>,
     ) -> Result<Checked, GenerateError> {
-        let rows: Vec<_> = self.seq.rows(token, &draft.1).collect();
+        let rows: Vec<_> = self.seq.rows(token, &draft.tokens).collect();
         self.core.decode_rows(&rows)?;
         let settled = self.seq.settle(&mut self.core, 0, &rows, Some(&draft), room, known)?;
         self.logits_index = Some(settled.last_row);

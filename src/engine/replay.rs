@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
 
+use super::sequence::Draft;
 use super::{DraftSource, Engine};
 use crate::generate::GenerateError;
 use crate::speculate::Drafter;
@@ -32,7 +33,7 @@ impl<'m> Engine<'m> {
     /// the rest from the cache, and returns what was kept and the token sampled after it.
     pub fn verify(&mut self, token: LlamaToken, draft: &[LlamaToken]) -> Result<Verified, GenerateError> {
         let room = draft.len() + 1;
-        let checked = self.verify_step(token, (Drafter::Given, draft.to_vec()), room, None)?;
+        let checked = self.verify_step(token, Draft { drafter: Drafter::Given, tokens: draft.to_vec() }, room, None)?;
         Ok(Verified { accepted: checked.accepted, next: checked.next })
     }
 

@@ -29,11 +29,7 @@ impl Engine<'_> {
     ) -> Result<(), GenerateError> {
         let started = Instant::now();
         if scored.len() != tokens.len() {
-            return Err(GenerateError::Backend(format!(
-                "decode_scored: {} marks for {} tokens",
-                scored.len(),
-                tokens.len()
-            )));
+            return Err(GenerateError::ScoredMarks { marks: scored.len(), tokens: tokens.len() });
         }
         let needed = self.seq.tokens.len() + tokens.len();
         if needed > self.core.per_seq() {

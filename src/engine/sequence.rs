@@ -13,14 +13,20 @@ use std::time::Instant;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use super::core::{Checked, Core, Segment};
+use super::core::{Checked, Core, Row, Segment};
 use super::draft::Drafting;
 use super::kernels::BatchKind;
 use crate::generate::{Counters, GenerateError, Markup, PrefixSource};
 use crate::speculate::Drafter;
 
 /// A draft and who proposed it.
-pub(super) type Draft = (Drafter, Vec<LlamaToken>);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Draft {
+    /// Who proposed it.
+    pub(super) drafter: Drafter,
+    /// The proposed tokens.
+    pub(super) tokens: Vec<LlamaToken>,
+}
 
 /// One conversation's state on sequence `id` of a [`Core`].
 pub(super) struct Sequence<'a> {
@@ -137,17 +143,18 @@ impl<'a> Sequence<'a> {
         let mut head = |k: usize| core.mtp_draft(n_past, pending, tokens, k);
         let mtp: Option<&mut dyn FnMut(usize) -> Result<Vec<LlamaToken>, GenerateError>> =
             if has_mtp { Some(&mut head) } else { None };
-        drafting.propose(tokens, pending, &cost, room, mtp)
+        let draft = drafting.propose(tokens, pending, &cost, room, mtp)?;
+        Ok(draft.map(|(drafter, tokens)| Draft { drafter, tokens }))
     }
 
-    /// The verify rows `(sequence, position, token)` of the `pending` token and its `draft`.
-    pub(super) fn rows<'t>(
-        &self,
-        pending: LlamaToken,
-        draft: &'t [LlamaToken],
-    ) -> impl Iterator<Item = (usize, usize, LlamaToken)> + 't {
-        let (id, pos) = (self.id, self.tokens.len());
-        std::iter::once(pending).chain(draft.iter().copied()).enumerate().map(move |(k, t)| (id, pos + k, t))
+    /// The verify rows of the `pending` token and its `draft`.
+    pub(super) fn rows<'t>(&self, pending: LlamaToken, draft: &'t [LlamaToken]) -> impl Iterator<Item = Row> + 't {
+        let (seq, pos) = (self.id, self.tokens.len());
+        std::iter::once(pending).chain(draft.iter().copied()).enumerate().map(move |(k, token)| Row {
+            seq,
+            pos: pos + k,
+            token,
+        })
     }
 
     /// After the verify batch that held this sequence's `rows` ([`Self::rows`]: the pending
@@ -160,32 +167,32 @@ impl<'a> Sequence<'a> {
         &mut self,
         core: &mut Core<'_>,
         first: usize,
-        rows: &[(usize, usize, LlamaToken)],
+        rows: &[Row],
         draft: Option<&Draft>,
         room: usize,
         known: Option<&[LlamaToken]>,
     ) -> Result<Settled, GenerateError> {
-        let drafted = draft.map_or(&[][..], |d| &d.1[..]);
+        let drafted = draft.map_or(&[][..], |d| &d.tokens[..]);
         let checked = match known {
             Some(rest) => core.check_with(|row| rest[row], drafted, room.min(rest.len())),
             None => core.check(&mut self.sampler, self.grammar.as_mut(), first as i32, drafted, room),
         };
         let kept = 1 + checked.accepted;
-        if let Some((drafter, _)) = draft {
-            core.mtp_settle(rows, kept, *drafter == Drafter::Mtp)?;
+        if let Some(d) = draft {
+            core.mtp_settle(rows, kept, d.drafter == Drafter::Mtp)?;
         }
         let pos = self.tokens.len();
         Segment::push(&mut self.segments, pos, kept, BatchKind::Generated);
-        self.tokens.extend(rows[..kept].iter().map(|r| r.2));
+        self.tokens.extend(rows[..kept].iter().map(|r| r.token));
         self.counters.decoded_tokens += kept;
         self.counters.context_tokens = self.tokens.len();
         let replay = kept < 1 + drafted.len() && !core.rollback(self.id, pos + kept);
         if replay {
             self.drafting.counts.replays += 1;
         }
-        if let Some((drafter, d)) = draft {
+        if let Some(d) = draft {
             let bonus = checked.next.is_some_and(|t| !core.is_stop(t));
-            self.drafting.settle(*drafter, d.len(), &checked, bonus);
+            self.drafting.settle(d.drafter, d.tokens.len(), &checked, bonus);
         }
         self.counters.speculation = self.drafting.counts;
         Ok(Settled { checked, last_row: (first + checked.accepted) as i32, replay })

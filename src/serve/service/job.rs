@@ -31,7 +31,7 @@ impl Live for SequenceGenerator<'_> {
 
     fn engine_failed(&self, e: &AgentError) -> bool {
         // llama.cpp, or the scheduler that drives it.
-        matches!(e, AgentError::Generate(GenerateError::Backend(_) | GenerateError::Failed { .. }))
+        matches!(e, AgentError::Generate(g) if g.is_engine_failure())
     }
 }
 
