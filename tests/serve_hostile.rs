@@ -422,6 +422,67 @@ fn abandoned_queued_requests_leave_the_queue() {
     assert_eq!(s.metric("sqale_queue_depth"), Some(0.0));
 }
 
+/// A full queue is one refusal, whichever face is asked: `/v1/ask` and `/v1/chat/completions`,
+/// whole or streamed, get the same status (503) and the same `Retry-After`, each in its own
+/// shape (sqale's `{"error", "status"}`, OpenAI's `{"error": {…, "code": "queue_full"}}`), and
+/// the requests already taken still get their answers. (Before, the OpenAI face answered 429.)
+#[test]
+fn a_full_queue_is_the_same_refusal_on_both_faces() {
+    let gate = Arc::new(Gate::default());
+    let stub = vllm(gate.clone());
+    let s = serve(&stub, &["--parallel", "1", "--queue", "1"]);
+    let running = std::thread::spawn({
+        let url = s.url.clone();
+        move || serve_client::ask_stream(&url, json!({"question": "HOLD", "db": "demo"}), |_| false)
+    });
+    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    let waiting = std::thread::spawn({
+        let url = s.url.clone();
+        move || post(&format!("{url}/v1/ask"), &json!({"question": "waits", "db": "demo"}).to_string(), &[])
+    });
+    assert!(s.wait_metric("sqale_queue_depth", 1.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    let ask = format!("{}/v1/ask", s.url);
+    let chat_url = format!("{}/v1/chat/completions", s.url);
+    let question = json!({"question": "one more", "db": "demo"});
+    let mut refusals = Vec::new();
+    for stream in [false, true] {
+        let mut native = question.clone();
+        native["stream"] = json!(stream);
+        refusals.push(("/v1/ask", stream, post(&ask, &native.to_string(), &[])));
+        let openai = chat("demo", "one more", json!({"stream": stream}));
+        refusals.push(("/v1/chat/completions", stream, post(&chat_url, &openai.to_string(), &[])));
+    }
+    let mut waits = Vec::new();
+    for (path, stream, r) in &refusals {
+        let what = format!("{path} (stream: {stream}): {r:?}");
+        assert_eq!(r.status, 503, "{what}");
+        assert!(r.content_type.starts_with("application/json"), "{what}");
+        let wait: u64 = r.retry_after.as_deref().unwrap_or_else(|| panic!("no Retry-After: {what}")).parse().unwrap();
+        assert!(wait >= 1, "{what}");
+        waits.push(wait);
+        let body = r.json();
+        if *path == "/v1/ask" {
+            assert_eq!(body.as_object().map(|o| o.len()), Some(2), "sqale's shape: {what}");
+            assert_eq!(body["status"], 503, "{what}");
+            assert!(body["error"].as_str().unwrap_or_default().contains("busy"), "{what}");
+        } else {
+            let e = &body["error"];
+            assert_eq!(e["code"], "queue_full", "{what}");
+            assert_eq!(e["type"], "server_error", "{what}");
+            assert!(e["param"].is_null(), "{what}");
+            assert!(e["message"].as_str().unwrap_or_default().contains("busy"), "{what}");
+        }
+    }
+    assert!(waits.windows(2).all(|w| w[0] == w[1]), "the same Retry-After on both faces: {waits:?}");
+    assert_eq!(s.metric("sqale_requests_refused_total{reason=\"queue_full\"}"), Some(4.0));
+    // The requests already taken are answered.
+    gate.open();
+    let first = running.join().unwrap().expect("accepted");
+    assert_eq!(first.last().map(|e| e.event.as_str()), Some("done"));
+    let second = waiting.join().unwrap();
+    assert_eq!(second.status, 200, "{}", second.body);
+}
+
 /// A loopback server without a key answers only to its addresses, `localhost` and the names
 /// given with `--allow-host`: a page on `attacker.example` resolved to 127.0.0.1 (DNS
 /// rebinding, as in Ollama's CVE-2024-28224) is refused with a 403 that names the fix.

@@ -10,7 +10,7 @@ use clap::Args;
 use sqale::agent::Settings;
 use sqale::serve::conn::{ConnectionLimits, DEFAULT_HEADER_TIMEOUT};
 use sqale::serve::host::HostPolicy;
-use sqale::serve::http::{AppState, RequestLimits};
+use sqale::serve::state::{AppState, RequestLimits};
 use sqale::serve::{Databases, Service, ServiceOptions};
 
 use super::{ModelArgs, ServerArgs};

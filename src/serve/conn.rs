@@ -17,7 +17,7 @@
 //!   waits until one ends, and later ones wait in the kernel's backlog. So stalled clients can
 //!   never keep out `/health` or a real request.
 //!
-//! The request body's time limit is the router's (`http::RequestLimits::body_timeout`): hyper
+//! The request body's time limit is the router's (`state::RequestLimits::body_timeout`): hyper
 //! has none. How the client's side is read and written (a client that closes its sending side,
 //! one that left, hyper's own error answers) is [`super::client`].
 

@@ -1,124 +1,48 @@
-//! The HTTP API over a [`Service`]: `POST /v1/ask` (JSON, or server-sent events as the episode
-//! happens), `GET /v1/databases`, `GET /health`, `GET /metrics`, the web page at `/`, and the
-//! OpenAI-compatible `GET /v1/models` and `POST /v1/chat/completions` ([`super::openai`]).
+//! The HTTP API over a [`super::Service`], its router and sqale's own handlers: `POST /v1/ask`
+//! (JSON, or server-sent events as the episode happens), `GET /v1/databases`, `GET /health`,
+//! `GET /metrics`, the web page at `/`; and the routes to the OpenAI-compatible `GET /v1/models`
+//! and `POST /v1/chat/completions` ([`super::openai`]). What both faces share (the state, the
+//! limits, the refusals, the answer whole or as events) is in [`super::state`],
+//! [`super::refusal`] and [`super::reply`].
 //!
 //! Built on `axum` (over `tokio` and `hyper`): the Rust stack most used for this, with body
 //! limits, server-sent events and graceful shutdown built in; connections are served by
 //! [`super::conn`] (timeouts, a cap). Every error is JSON (`{"error": message, "status": code}`),
 //! never a panic or a stack trace, and nothing a client is sent names a file of the server's
-//! ([`Redactor`]). A request must call the server by a name it answers to ([`HostPolicy`]).
+//! ([`super::redact`]). A request must call the server by a name it answers to ([`HostPolicy`]).
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Request as HttpRequest, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::Event;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::client::{probe_when_closed, ClientSide};
-use super::conn::{ConnectionLimits, ConnectionStats};
-use super::databases::{valid_name, Databases};
-use super::events::EpisodeEvent;
+use super::client::ClientSide;
+use super::conn::ConnectionLimits;
+use super::databases::valid_name;
+use super::events::{Answer, EpisodeEvent};
 use super::health::Health;
 use super::host::HostPolicy;
 use super::openai;
-use super::redact::Redactor;
-use super::service::{public_name, EpisodeError, Request, Service, SubmitError, Ticket, Update};
+use super::refusal::Refusal;
+use super::reply::{self, Shape};
+use super::service::{public_name, Request};
+use super::state::{AppState, RequestLimits};
 
 /// The web page: one self-contained file (no CDN, no framework).
 pub const PAGE: &str = include_str!("page.html");
 
-/// Bounds on what a request may send.
-#[derive(Debug, Clone)]
-pub struct RequestLimits {
-    /// Bytes of a request body.
-    pub max_body_bytes: usize,
-    /// Characters of a question.
-    pub max_question_chars: usize,
-    /// Characters of the evidence.
-    pub max_evidence_chars: usize,
-    /// Time the whole request body has to arrive in, once its head has.
-    pub body_timeout: Duration,
-}
-
-impl Default for RequestLimits {
-    fn default() -> Self {
-        RequestLimits {
-            max_body_bytes: 64 * 1024,
-            max_question_chars: 4000,
-            max_evidence_chars: 8000,
-            body_timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-/// Everything the handlers share.
-pub struct AppState {
-    /// The episode service.
-    pub service: Arc<Service>,
-    /// The databases, by name.
-    pub databases: Databases,
-    /// The Bearer key every API call must carry, if one was given.
-    pub api_key: Option<String>,
-    /// Request bounds.
-    pub limits: RequestLimits,
-    /// The names requests may call the server by.
-    pub hosts: HostPolicy,
-    /// The server's file paths, replaced by their names in everything clients are sent.
-    pub redact: Redactor,
-    /// Connection counters (for `/metrics`), written by [`serve`].
-    pub connections: Arc<ConnectionStats>,
-    /// When the server started (OpenAI's `created` of its models).
-    pub started: std::time::SystemTime,
-}
-
-impl AppState {
-    /// The state of a server of `service` over `databases`: no key, the default limits, the
-    /// default host names, every database's path redacted.
-    pub fn new(service: Arc<Service>, databases: Databases) -> Self {
-        let redact = Redactor::for_databases(&databases);
-        AppState {
-            service,
-            databases,
-            api_key: None,
-            limits: RequestLimits::default(),
-            hosts: HostPolicy::default(),
-            redact,
-            connections: Arc::default(),
-            started: std::time::SystemTime::now(),
-        }
-    }
-}
-
-/// A JSON error response.
+/// A JSON error response in sqale's own shape ([`Refusal::native_body`]).
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into(), "status": status.as_u16() }))).into_response()
-}
-
-/// Seconds a client told "the engine failed" should wait: a supervisor restarts the server, and
-/// the model loads again.
-pub(super) const RESTART_SECONDS: u64 = 10;
-
-/// Seconds a client told "every inference server is down" should wait: a few probes.
-pub(super) const NO_SERVER_SECONDS: u64 = 2 * super::service::REVIVE_EVERY.as_secs() + 1;
-
-/// A 503 that says when to come back.
-fn unavailable(message: String, retry_after: u64) -> Response {
-    let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
-    if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
-        r.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    r
+    Refusal::new(status, message).into_response()
 }
 
 /// The routes, with their limits, the API key check and the Host check.
@@ -353,67 +277,31 @@ pub struct AskBody {
 }
 
 /// Checks a request against the limits and the databases, naming what is wrong.
-fn request_of(st: &AppState, body: AskBody) -> Result<Request, (StatusCode, String)> {
-    let bad = |m: String| Err((StatusCode::BAD_REQUEST, m));
-    let question = body.question.trim();
-    if question.is_empty() {
-        return bad("the question is empty".into());
-    }
-    let n = question.chars().count();
-    if n > st.limits.max_question_chars {
-        return bad(format!("the question has {n} characters; the limit is {}", st.limits.max_question_chars));
-    }
-    if let Some(e) = &body.evidence {
-        let n = e.chars().count();
-        if n > st.limits.max_evidence_chars {
-            return bad(format!("the evidence has {n} characters; the limit is {}", st.limits.max_evidence_chars));
-        }
-    }
+fn request_of(st: &AppState, body: AskBody) -> Result<Request, Refusal> {
+    let asked = st.limits.check(&body.question, "question", body.evidence)?;
     if !valid_name(&body.db) {
-        return bad(format!(
-            "{:?} is not a database name: databases are named words given when the server started (GET /v1/databases), never files or paths",
-            body.db
+        return Err(Refusal::bad_request(
+            "bad_request",
+            "db",
+            format!(
+                "{:?} is not a database name: databases are named words given when the server started (GET /v1/databases), never files or paths",
+                body.db
+            ),
         ));
     }
     let Some(db) = st.databases.get(&body.db) else {
-        return Err((
+        return Err(Refusal::new(
             StatusCode::NOT_FOUND,
             format!("unknown database {:?}; this server has: {}", body.db, st.databases.names()),
         ));
     };
     Ok(Request {
-        question: question.to_string(),
-        evidence: body.evidence.filter(|e| !e.trim().is_empty()),
+        question: asked.question,
+        evidence: asked.evidence,
         db: db.clone(),
         seed: body.seed,
         max_episode_tokens: body.max_episode_tokens,
     })
-}
-
-/// The status and message of an episode's error, for a client: any path of the server's
-/// replaced by its name. The whole message goes to the server's log when it named one, or
-/// when the episode failed.
-pub(super) fn episode_error(st: &AppState, db: &str, e: &EpisodeError) -> (StatusCode, String) {
-    let (status, message) = episode_status(e);
-    let shown = st.redact.text(&message).into_owned();
-    if shown != message || matches!(e, EpisodeError::Failed(_)) {
-        let line = format!("sqale serve: an episode on database {db} failed: {message}");
-        eprintln!("{}", crate::printable::escape_controls(&line));
-    }
-    let shown = if shown == message { shown } else { format!("{shown} (the server's log names the file)") };
-    (status, shown)
-}
-
-fn episode_status(e: &EpisodeError) -> (StatusCode, String) {
-    let status = match e {
-        EpisodeError::TimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
-        EpisodeError::ShuttingDown | EpisodeError::EngineFailed(_) | EpisodeError::Unavailable(_) => {
-            StatusCode::SERVICE_UNAVAILABLE
-        }
-        EpisodeError::BadRequest(_) => StatusCode::BAD_REQUEST,
-        EpisodeError::Failed(_) | EpisodeError::Cancelled => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    (status, e.to_string())
 }
 
 async fn ask(
@@ -431,73 +319,51 @@ async fn ask(
     let stream = body.stream || wants_events;
     let request = match request_of(&st, body) {
         Ok(r) => r,
-        Err((status, message)) => return error(status, message),
+        Err(refusal) => return refusal.into_response(),
     };
     let db = request.db.name.clone();
     let ticket = match st.service.submit(request) {
         Ok(t) => t,
-        Err(e @ SubmitError::QueueFull { retry_after, .. }) => return unavailable(e.to_string(), retry_after),
-        Err(e @ SubmitError::ShuttingDown) => return unavailable(e.to_string(), 30),
-        Err(e @ SubmitError::EngineFailed(_)) => return unavailable(e.to_string(), RESTART_SECONDS),
-        Err(e @ SubmitError::Unavailable(_)) => return unavailable(e.to_string(), NO_SERVER_SECONDS),
-        Err(SubmitError::BadRequest(m)) => return error(StatusCode::BAD_REQUEST, m),
+        Err(e) => return Refusal::submit(e).into_response(),
     };
     if stream {
-        let events = probe_when_closed(events(ticket, st.clone(), db), client.map(|Extension(c)| c));
-        return Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
+        let shape = AskEvents { st: st.clone() };
+        return reply::events(ticket, st, db, shape, client.map(|Extension(c)| c));
     }
-    // The ticket lives in this future: a client that disconnects drops it and cancels (and a
-    // request that still waits leaves the queue).
-    let mut ticket = ticket;
-    while let Some(update) = ticket.updates.recv().await {
-        if let Update::Done(result) = update {
-            return match result {
-                Ok(answer) => Json(st.redact.to_json(&answer)).into_response(),
-                Err(e) => {
-                    let (status, message) = episode_error(&st, &db, &e);
-                    match e {
-                        EpisodeError::ShuttingDown => unavailable(message, 30),
-                        EpisodeError::EngineFailed(_) => unavailable(message, RESTART_SECONDS),
-                        EpisodeError::Unavailable(_) => unavailable(message, NO_SERVER_SECONDS),
-                        _ => error(status, message),
-                    }
-                }
-            };
-        }
+    match reply::answer(ticket, &st, &db).await {
+        Ok(answer) => Json(st.redact.to_json(&answer)).into_response(),
+        Err(refusal) => refusal.into_response(),
     }
-    error(StatusCode::INTERNAL_SERVER_ERROR, "the engine stopped before answering")
 }
 
-/// The episode as server-sent events: `queued`, then its events by type, then `done` (the
-/// answer) or `error`, each with the server's paths redacted. Dropping the stream (the client
-/// went away) drops the ticket, which cancels the episode (or takes it out of the queue).
-fn events(ticket: Ticket, st: Arc<AppState>, db: String) -> impl Stream<Item = Result<Event, Infallible>> {
-    let first = EpisodeEvent::Queued { position: ticket.position };
-    let head = stream::once(std::future::ready(Ok::<Event, Infallible>(
-        Event::default().event(first.kind()).json_data(&first).unwrap_or_default(),
-    )));
-    let rest = stream::unfold(Some(ticket), move |state| {
-        let (st, db) = (st.clone(), db.clone());
-        async move {
-            let mut ticket = state?;
-            let event =
-                |kind: &str, data: serde_json::Value| Event::default().event(kind).json_data(data).unwrap_or_default();
-            let out = match ticket.updates.recv().await {
-                Some(Update::Event(e)) => (event(e.kind(), st.redact.to_json(&e)), Some(ticket)),
-                Some(Update::Done(Ok(answer))) => (event("done", st.redact.to_json(&answer)), None),
-                Some(Update::Done(Err(e))) => {
-                    let (status, message) = episode_error(&st, &db, &e);
-                    (event("error", json!({ "error": message, "status": status.as_u16() })), None)
-                }
-                None => {
-                    let body = json!({ "error": "the engine stopped before answering", "status": 500 });
-                    (event("error", body), None)
-                }
-            };
-            Some((Ok::<Event, Infallible>(out.0), out.1))
-        }
-    });
-    stream::StreamExt::chain(head, rest)
+/// The episode as `/v1/ask`'s server-sent events: `queued`, then its events by type, then
+/// `done` (the answer) or `error` (sqale's error shape), each with the server's paths redacted.
+struct AskEvents {
+    st: Arc<AppState>,
+}
+
+/// An event of type `kind` with `data` as its JSON.
+fn sse_event(kind: &str, data: impl serde::Serialize) -> Event {
+    Event::default().event(kind).json_data(data).unwrap_or_default()
+}
+
+impl Shape for AskEvents {
+    fn start(&mut self, position: usize) -> Vec<Event> {
+        let first = EpisodeEvent::Queued { position };
+        vec![sse_event(first.kind(), &first)]
+    }
+
+    fn event(&mut self, event: &EpisodeEvent) -> Vec<Event> {
+        vec![sse_event(event.kind(), self.st.redact.to_json(event))]
+    }
+
+    fn answer(&mut self, answer: &Answer) -> Vec<Event> {
+        vec![sse_event("done", self.st.redact.to_json(answer))]
+    }
+
+    fn refusal(&mut self, refusal: Refusal) -> Vec<Event> {
+        vec![sse_event("error", refusal.native_body())]
+    }
 }
 
 /// Serves `router(state)` on `listener` within `limits` (timeouts, the cap on connections:

@@ -7,8 +7,11 @@
 //! - [`health`]: whether it can answer (ok, shutting down, or failed: its engine stopped);
 //! - [`events`]: what callers see: live episode events, the answer and its first rows;
 //! - [`metrics`]: counters and their Prometheus text;
-//! - [`http`]: the HTTP API and the web page (`sqale serve`);
-//! - [`openai`]: the OpenAI-compatible endpoints (chat UIs and OpenAI SDKs);
+//! - [`http`]: the HTTP API (`sqale serve`): its router, sqale's own endpoints and the web page;
+//! - [`openai`]: the OpenAI-compatible endpoints (chat UIs and OpenAI SDKs), in OpenAI's shapes;
+//! - [`state`]: what both faces share: the server's state, the request limits, the question check;
+//! - [`refusal`]: the service's refusals, for both faces: status, code, message, `Retry-After`;
+//! - [`reply`]: an answer as both faces send it: whole, or as server-sent events (one loop);
 //! - [`markdown`]: the Markdown they write from data and model text, made inert;
 //! - [`conn`]: its connections: the header and idle timeout, the cap on connections;
 //! - [`client`]: a connection's client: one that closes its sending side still gets its answer,
@@ -29,7 +32,10 @@ pub mod mcp;
 pub mod metrics;
 pub mod openai;
 pub mod redact;
+pub mod refusal;
+pub mod reply;
 pub mod service;
+pub mod state;
 
 pub use databases::{Database, Databases};
 pub use health::Health;

@@ -17,28 +17,28 @@
 //! - Everything written as Markdown from the data or the model's text is made inert
 //!   ([`super::markdown`]): a chat UI shows it as text, never as HTML, a link or an image.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Request as HttpRequest, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::middleware::Next;
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::client::{probe_when_closed, ClientSide};
+use super::client::ClientSide;
 use super::databases::valid_name;
 use super::events::{Answer, EpisodeEvent};
-use super::http::{episode_error, AppState};
 use super::markdown;
-use super::service::{EpisodeError, Request, SubmitError, Ticket, Update};
+use super::refusal::{code_of, Refusal};
+use super::reply::{self, Shape};
+use super::service::Request;
+use super::state::AppState;
 use crate::agent::EndedBy;
 use crate::env::RowsPreview;
 
@@ -93,41 +93,19 @@ fn error_body(status: StatusCode, code: &str, param: Option<&str>, message: impl
     json!({ "error": { "message": message.into(), "type": error_type(status), "param": param, "code": code } })
 }
 
+/// A refusal's body in OpenAI's shape.
+fn refusal_body(r: &Refusal) -> Value {
+    error_body(r.status, r.code, r.param, r.message.as_str())
+}
+
+/// A refusal in OpenAI's shape, with its status and `Retry-After` ([`Refusal::respond`]).
+fn refused(r: Refusal) -> Response {
+    r.respond(refusal_body(&r))
+}
+
 /// An error in OpenAI's shape: `code` is a short machine-readable name.
-pub fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    param_error(status, code, None, message)
-}
-
-/// [`error`] naming the request field at fault.
-fn param_error(status: StatusCode, code: &str, param: Option<&str>, message: impl Into<String>) -> Response {
-    (status, Json(error_body(status, code, param, message))).into_response()
-}
-
-/// [`error`] with a `Retry-After` header.
-fn retry_after(status: StatusCode, code: &str, message: String, seconds: u64) -> Response {
-    let mut r = error(status, code, message);
-    if let Ok(v) = HeaderValue::from_str(&seconds.to_string()) {
-        r.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    r
-}
-
-/// The `code` of one of the service's own errors, by its status.
-fn code_of(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "bad_request",
-        401 => "invalid_api_key",
-        403 => "forbidden",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        408 => "request_timeout",
-        413 => "body_too_large",
-        431 => "headers_too_large",
-        429 => "rate_limit_exceeded",
-        503 => "unavailable",
-        504 => "timeout",
-        _ => "error",
-    }
+pub fn error(status: StatusCode, code: &'static str, message: impl Into<String>) -> Response {
+    refused(Refusal::new(status, message).code(code))
 }
 
 /// Rewrites the service's own JSON errors (`{"error": "message", "status": code}`: the key
@@ -176,16 +154,12 @@ fn model_object(st: &AppState, name: &str) -> Value {
 
 /// The 404 of a model that is not one of the databases.
 fn no_such_model(st: &AppState, name: &str) -> Refusal {
-    (
-        StatusCode::NOT_FOUND,
-        "model_not_found",
-        Some("model"),
-        format!(
-            "the model {:?} does not exist: a model here is a database, and this server has: {} (GET /v1/models)",
-            name.chars().take(100).collect::<String>(),
-            st.databases.names()
-        ),
-    )
+    let message = format!(
+        "the model {:?} does not exist: a model here is a database, and this server has: {} (GET /v1/models)",
+        name.chars().take(100).collect::<String>(),
+        st.databases.names()
+    );
+    Refusal::new(StatusCode::NOT_FOUND, message).code("model_not_found").param("model")
 }
 
 /// `GET /v1/models`: one model per database, named as the database.
@@ -200,8 +174,7 @@ pub async fn model(State(st): State<Arc<AppState>>, Path(name): Path<String>) ->
     if valid_name(&name) && st.databases.get(&name).is_some() {
         return Json(model_object(&st, &name)).into_response();
     }
-    let (status, code, _, message) = no_such_model(&st, &name);
-    error(status, code, message)
+    refused(Refusal { param: None, ..no_such_model(&st, &name) })
 }
 
 /// A `/v1/` path of OpenAI's that sqale does not serve: a 404 in OpenAI's shape that says
@@ -321,7 +294,7 @@ fn unhonoured(checked: &std::collections::BTreeMap<String, Value>) -> Result<(),
             Field::Only(_, why) => format!("{name} {} is not honoured: {why}", shown(v)),
         };
         let code = if matches!(field, Field::Number(..)) { "invalid_value" } else { "unsupported_parameter" };
-        return Err((StatusCode::BAD_REQUEST, code, Some(name), why));
+        return Err(Refusal::bad_request(code, name, why));
     }
     Ok(())
 }
@@ -352,12 +325,9 @@ fn text_of(content: &Value) -> Option<String> {
     }
 }
 
-/// A bad request: (status, code, the field at fault, message).
-type Refusal = (StatusCode, &'static str, Option<&'static str>, String);
-
 /// The service's request for a chat, or what is wrong with it.
 fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal> {
-    let bad = |code: &'static str, param: &'static str, m: String| Err((StatusCode::BAD_REQUEST, code, Some(param), m));
+    let bad = |code: &'static str, param: &'static str, m: String| Err(Refusal::bad_request(code, param, m));
     let Some(db) = st.databases.get(&body.model).filter(|_| valid_name(&body.model)).cloned() else {
         return Err(no_such_model(st, &body.model));
     };
@@ -379,28 +349,10 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
             "the last user message has no text: send the question as its content".into(),
         );
     };
-    let question = question.trim();
-    if question.is_empty() {
+    if question.trim().is_empty() {
         return bad("no_question", "messages", "the last user message is empty: it is the question".into());
     }
-    let n = question.chars().count();
-    if n > st.limits.max_question_chars {
-        return bad(
-            "question_too_long",
-            "messages",
-            format!("the question has {n} characters; the limit is {}", st.limits.max_question_chars),
-        );
-    }
-    if let Some(e) = &body.evidence {
-        let n = e.chars().count();
-        if n > st.limits.max_evidence_chars {
-            return bad(
-                "evidence_too_long",
-                "evidence",
-                format!("the evidence has {n} characters; the limit is {}", st.limits.max_evidence_chars),
-            );
-        }
-    }
+    let asked = st.limits.check(&question, "messages", body.evidence)?;
     let seed = match body.seed {
         None => None,
         Some(s) => match u32::try_from(s) {
@@ -430,13 +382,7 @@ fn request_of(st: &AppState, body: ChatBody) -> Result<(Request, bool), Refusal>
         },
     };
     let include_usage = body.stream_options.is_some_and(|o| o.include_usage);
-    let request = Request {
-        question: question.to_string(),
-        evidence: body.evidence.filter(|e| !e.trim().is_empty()),
-        db,
-        seed,
-        max_episode_tokens,
-    };
+    let request = Request { question: asked.question, evidence: asked.evidence, db, seed, max_episode_tokens };
     Ok((request, include_usage))
 }
 
@@ -574,36 +520,6 @@ fn completion_id() -> String {
     format!("chatcmpl-sqale-{:x}-{n}", unix_now())
 }
 
-/// The error response of a request the service did not take.
-fn submit_refusal(e: SubmitError) -> Response {
-    match e {
-        e @ SubmitError::QueueFull { retry_after: s, .. } => {
-            retry_after(StatusCode::TOO_MANY_REQUESTS, "queue_full", e.to_string(), s)
-        }
-        e @ SubmitError::ShuttingDown => {
-            retry_after(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", e.to_string(), 30)
-        }
-        e @ SubmitError::EngineFailed(_) => {
-            retry_after(StatusCode::SERVICE_UNAVAILABLE, "engine_failed", e.to_string(), super::http::RESTART_SECONDS)
-        }
-        e @ SubmitError::Unavailable(_) => {
-            retry_after(StatusCode::SERVICE_UNAVAILABLE, "no_server", e.to_string(), super::http::NO_SERVER_SECONDS)
-        }
-        SubmitError::BadRequest(m) => error(StatusCode::BAD_REQUEST, "bad_request", m),
-    }
-}
-
-/// The error response of an episode that did not finish.
-fn episode_refusal(st: &AppState, db: &str, e: &EpisodeError) -> Response {
-    let (status, message) = episode_error(st, db, e);
-    match e {
-        EpisodeError::ShuttingDown => retry_after(status, "shutting_down", message, 30),
-        EpisodeError::EngineFailed(_) => retry_after(status, "engine_failed", message, super::http::RESTART_SECONDS),
-        EpisodeError::Unavailable(_) => retry_after(status, "no_server", message, super::http::NO_SERVER_SECONDS),
-        _ => error(status, code_of(status), message),
-    }
-}
-
 /// `POST /v1/chat/completions`.
 pub async fn chat_completions(
     State(st): State<Arc<AppState>>,
@@ -623,63 +539,106 @@ pub async fn chat_completions(
     let stream = body.stream;
     let (request, include_usage) = match request_of(&st, body) {
         Ok(r) => r,
-        Err((status, code, param, message)) => return param_error(status, code, param, message),
+        Err(refusal) => return refused(refusal),
     };
     let db = request.db.name.clone();
     let ticket = match st.service.submit(request) {
         Ok(t) => t,
-        Err(e) => return submit_refusal(e),
+        Err(e) => return refused(Refusal::submit(e)),
     };
     let (id, created) = (completion_id(), unix_now());
     if stream {
-        let chunks = chunks(ticket, st.clone(), db, Chunk { id, created, include_usage });
-        let chunks = probe_when_closed(chunks, client.map(|Extension(c)| c));
-        return Sse::new(chunks).keep_alive(KeepAlive::new().interval(Duration::from_secs(10))).into_response();
+        let chunks =
+            Chunks { st: st.clone(), db: db.clone(), id, created, include_usage, tags: TagStripper::default() };
+        return reply::events(ticket, st, db, chunks, client.map(|Extension(c)| c));
     }
-    // The ticket lives in this future: a client that goes away drops it, which cancels.
-    let mut ticket = ticket;
-    while let Some(update) = ticket.updates.recv().await {
-        if let Update::Done(result) = update {
-            return match result {
-                Ok(answer) => {
-                    let message = json!({
-                        "role": "assistant",
-                        "content": answer_markdown(&answer),
-                        "reasoning_content": reasoning_of(&answer),
-                    });
-                    Json(json!({
-                        "id": id,
-                        "object": "chat.completion",
-                        "created": created,
-                        "model": db,
-                        "choices": [{ "index": 0, "message": message, "finish_reason": finish_reason(&answer) }],
-                        "usage": usage_of(&answer),
-                        "sqale": st.redact.to_json(&answer),
-                    }))
-                    .into_response()
-                }
-                Err(e) => episode_refusal(&st, &db, &e),
-            };
+    match reply::answer(ticket, &st, &db).await {
+        Ok(answer) => {
+            let message = json!({
+                "role": "assistant",
+                "content": answer_markdown(&answer),
+                "reasoning_content": reasoning_of(&answer),
+            });
+            Json(json!({
+                "id": id,
+                "object": "chat.completion",
+                "created": created,
+                "model": db,
+                "choices": [{ "index": 0, "message": message, "finish_reason": finish_reason(&answer) }],
+                "usage": usage_of(&answer),
+                "sqale": st.redact.to_json(&answer),
+            }))
+            .into_response()
         }
+        Err(refusal) => refused(refusal),
     }
-    error(StatusCode::INTERNAL_SERVER_ERROR, "engine_stopped", "the engine stopped before answering")
 }
 
-/// What every chunk of one completion shares.
-#[derive(Debug, Clone)]
-struct Chunk {
+/// The episode as `chat.completion.chunk` data events: the role, the reasoning as it happens,
+/// the answer's content, the finish (with the whole episode in `sqale`), the usage if asked,
+/// then `[DONE]`. An episode that fails sends an OpenAI error object, then `[DONE]`.
+struct Chunks {
+    st: Arc<AppState>,
+    /// The model: the database's name.
+    db: String,
     id: String,
     created: u64,
     include_usage: bool,
+    /// `</think>` taken out of the reasoning.
+    tags: TagStripper,
 }
 
-impl Chunk {
+impl Chunks {
     /// A `chat.completion.chunk` with one choice.
-    fn delta(&self, model: &str, delta: Value, finish: Option<&str>) -> Value {
+    fn delta(&self, delta: Value, finish: Option<&str>) -> Value {
         json!({
-            "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": model,
+            "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.db,
             "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }],
         })
+    }
+}
+
+/// A data event of `value`.
+fn data(value: &Value) -> Event {
+    Event::default().data(value.to_string())
+}
+
+/// The last events of a stream: `values`, then `[DONE]`.
+fn done(values: &[Value]) -> Vec<Event> {
+    values.iter().map(data).chain([Event::default().data("[DONE]")]).collect()
+}
+
+impl Shape for Chunks {
+    fn start(&mut self, _position: usize) -> Vec<Event> {
+        vec![data(&self.delta(json!({ "role": "assistant", "content": "" }), None))]
+    }
+
+    fn event(&mut self, event: &EpisodeEvent) -> Vec<Event> {
+        match reasoning_delta(event, &mut self.tags) {
+            Some(text) if !text.is_empty() => {
+                let text = markdown::prose(&self.st.redact.text(&text));
+                vec![data(&self.delta(json!({ "reasoning_content": text }), None))]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn answer(&mut self, answer: &Answer) -> Vec<Event> {
+        let content = self.delta(json!({ "content": answer_markdown(answer) }), None);
+        let mut end = self.delta(json!({}), Some(finish_reason(answer)));
+        end["sqale"] = self.st.redact.to_json(answer);
+        let mut out = vec![content, end];
+        if self.include_usage {
+            out.push(json!({
+                "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.db,
+                "choices": [], "usage": usage_of(answer),
+            }));
+        }
+        done(&out)
+    }
+
+    fn refusal(&mut self, refusal: Refusal) -> Vec<Event> {
+        done(&[refusal_body(&refusal)])
     }
 }
 
@@ -692,68 +651,6 @@ fn reasoning_delta(event: &EpisodeEvent, tags: &mut TagStripper) -> Option<Strin
         EpisodeEvent::TurnEnd { .. } => Some(tags.flush()),
         _ => None,
     }
-}
-
-/// The episode as `chat.completion.chunk` data events: the role, the reasoning as it happens,
-/// the answer's content, the finish (with the whole episode in `sqale`), the usage if asked,
-/// then `[DONE]`. An episode that fails sends an OpenAI error object, then `[DONE]`. Dropping
-/// the stream (the client went away) drops the ticket, which cancels the episode.
-fn chunks(ticket: Ticket, st: Arc<AppState>, db: String, c: Chunk) -> impl Stream<Item = Result<Event, Infallible>> {
-    let data = |v: &Value| Event::default().data(v.to_string());
-    let head = c.delta(&db, json!({ "role": "assistant", "content": "" }), None);
-    let first = stream::once(std::future::ready(Ok::<Event, Infallible>(data(&head))));
-    let rest = stream::unfold(Some((ticket, TagStripper::default())), move |state| {
-        let (st, db, c) = (st.clone(), db.clone(), c.clone());
-        async move {
-            let (mut ticket, mut tags) = state?;
-            loop {
-                let events: Vec<Value> = match ticket.updates.recv().await {
-                    Some(Update::Event(e)) => match reasoning_delta(&e, &mut tags) {
-                        Some(text) if !text.is_empty() => {
-                            let text = markdown::prose(&st.redact.text(&text));
-                            vec![c.delta(&db, json!({ "reasoning_content": text }), None)]
-                        }
-                        _ => continue,
-                    },
-                    Some(Update::Done(Ok(answer))) => {
-                        let content = c.delta(&db, json!({ "content": answer_markdown(&answer) }), None);
-                        let mut end = c.delta(&db, json!({}), Some(finish_reason(&answer)));
-                        end["sqale"] = st.redact.to_json(&answer);
-                        let mut out = vec![content, end];
-                        if c.include_usage {
-                            out.push(json!({
-                                "id": c.id, "object": "chat.completion.chunk", "created": c.created, "model": db,
-                                "choices": [], "usage": usage_of(&answer),
-                            }));
-                        }
-                        return Some((done(out), None));
-                    }
-                    Some(Update::Done(Err(e))) => {
-                        let (status, message) = episode_error(&st, &db, &e);
-                        return Some((done(vec![error_body(status, code_of(status), None, message)]), None));
-                    }
-                    None => {
-                        let status = StatusCode::INTERNAL_SERVER_ERROR;
-                        let body = error_body(status, "engine_stopped", None, "the engine stopped before answering");
-                        return Some((done(vec![body]), None));
-                    }
-                };
-                return Some((
-                    stream::iter(events.iter().map(|v| Ok(data(v))).collect::<Vec<_>>()),
-                    Some((ticket, tags)),
-                ));
-            }
-        }
-    });
-    stream::StreamExt::chain(first, stream::StreamExt::flatten(rest))
-}
-
-/// The last events of a stream: `values`, then `[DONE]`.
-fn done(values: Vec<Value>) -> stream::Iter<std::vec::IntoIter<Result<Event, Infallible>>> {
-    let mut events: Vec<Result<Event, Infallible>> =
-        values.iter().map(|v| Ok(Event::default().data(v.to_string()))).collect();
-    events.push(Ok(Event::default().data("[DONE]")));
-    stream::iter(events)
 }
 
 #[cfg(test)]
