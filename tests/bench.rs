@@ -250,11 +250,12 @@ fn speculation_bench_measures_every_draft_length_and_the_oracle_plays_the_plain_
         &TWO_TURNS,
         "How many suppliers are there?",
         &common::demo_db(),
-        &mut |s| steps.push((s.what, s.done)),
+        &mut |s| steps.push((s.what, s.done, s.total)),
     )
     .unwrap();
-    assert_eq!(steps.last(), Some(&("speculation on", 2)), "{steps:?}");
-    assert_eq!(steps.len(), 6, "{steps:?}");
+    // Off, then on: each heard as it starts and as each assistant turn ends.
+    let turns = |what| (0..=2).map(move |done| (what, done, 2));
+    assert_eq!(steps, turns("speculation off").chain(turns("speculation on")).collect::<Vec<_>>());
     assert_eq!(r.speculate, sqale::speculate::Speculate::Lookup);
     assert!(r.counts.lookup.steps > 0 && r.counts.lookup.accepted <= r.counts.lookup.drafted, "{r:?}");
     assert!(0 < r.generated_tokens && r.generated_tokens < r.context_tokens, "{r:?}");

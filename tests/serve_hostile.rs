@@ -363,6 +363,22 @@ fn reset(c: TcpStream) {
     drop(c);
 }
 
+/// A server with one worker and a queue of `queue` on `stub`, its worker held by an episode the
+/// stub holds (`HOLD`) until its gate opens; returns the server and the held episode's client.
+#[allow(clippy::type_complexity)]
+fn hold_the_worker(
+    stub: &Stub,
+    queue: &str,
+) -> (Server, std::thread::JoinHandle<Result<Vec<serve_client::Sse>, serve_client::Reply>>) {
+    let s = serve(stub, &["--parallel", "1", "--queue", queue]);
+    let running = std::thread::spawn({
+        let url = s.url.clone();
+        move || serve_client::ask_stream(&url, json!({"question": "HOLD", "db": "demo"}), |_| false)
+    });
+    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    (s, running)
+}
+
 /// A queued request whose client hangs up leaves the queue at once: four abandoned requests no
 /// longer keep a queue of four full until the running episode ends. The event streams' clients
 /// close (the server probes them, and they answer with a reset); the JSON clients reset their
@@ -372,12 +388,7 @@ fn reset(c: TcpStream) {
 fn abandoned_queued_requests_leave_the_queue() {
     let gate = Arc::new(Gate::default());
     let stub = vllm(gate.clone());
-    let s = serve(&stub, &["--parallel", "1", "--queue", "4"]);
-    let running = std::thread::spawn({
-        let url = s.url.clone();
-        move || serve_client::ask_stream(&url, json!({"question": "HOLD", "db": "demo"}), |_| false)
-    });
-    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)));
+    let (s, running) = hold_the_worker(&stub, "4");
     let mut queued = Vec::new();
     for i in 0..4 {
         let mut c = connect(&s);
@@ -430,12 +441,7 @@ fn abandoned_queued_requests_leave_the_queue() {
 fn a_full_queue_is_the_same_refusal_on_both_faces() {
     let gate = Arc::new(Gate::default());
     let stub = vllm(gate.clone());
-    let s = serve(&stub, &["--parallel", "1", "--queue", "1"]);
-    let running = std::thread::spawn({
-        let url = s.url.clone();
-        move || serve_client::ask_stream(&url, json!({"question": "HOLD", "db": "demo"}), |_| false)
-    });
-    assert!(s.wait_metric("sqale_episodes_running", 1.0, Duration::from_secs(20)), "{}", s.log.lock().unwrap());
+    let (s, running) = hold_the_worker(&stub, "1");
     let waiting = std::thread::spawn({
         let url = s.url.clone();
         move || post(&format!("{url}/v1/ask"), &json!({"question": "waits", "db": "demo"}).to_string(), &[])

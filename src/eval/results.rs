@@ -201,11 +201,6 @@ pub fn file_sha256(path: &Path) -> Option<String> {
 }
 
 impl ModelEntry {
-    /// The entry of the model file `path` with `params` parameters after `run`.
-    pub fn new(path: &Path, params: u64, run: RunStats) -> Self {
-        ModelEntry { last_run: Some(run), ..ModelEntry::file(path, params) }
-    }
-
     /// The entry of the model file `path` with `params` parameters, without a run of its own
     /// (`eval --kld-only` measures its divergence only).
     pub fn file(path: &Path, params: u64) -> Self {
